@@ -1,0 +1,248 @@
+//! Bundle files (§2): JSON files holding invocations, for `verify`, fixtures and snapshots.
+//!
+//! Parsing is strict so that a typo never silently hides evidence: unknown keys, wrong column
+//! types and both raw-output keys at once are file errors, each pointing at its place.
+
+use crate::invocation::{Invocation, RawOutput};
+use crate::json::{clone_flat, Json, Node};
+
+/// Why a bundle file was rejected: where, and what is wrong there.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{place}: {problem}")]
+pub struct BundleError {
+    /// `line L, column C` for JSON syntax, else the JSON location, e.g. `$.invocations[2].id`.
+    pub place: String,
+    /// What is wrong there.
+    pub problem: String,
+}
+
+impl BundleError {
+    fn new(place: impl Into<String>, problem: impl Into<String>) -> BundleError {
+        BundleError { place: place.into(), problem: problem.into() }
+    }
+}
+
+/// A parsed bundle: top-level defaults already applied to every invocation.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Bundle {
+    /// Default `run_id` of the file.
+    pub run_id: Option<String>,
+    /// Default `session_id` of the file.
+    pub session_id: Option<String>,
+    /// Invocations in file order.
+    pub invocations: Vec<Invocation>,
+}
+
+/// The invocation keys a bundle accepts: every `tool_invocation` column and the raw output.
+pub const INVOCATION_KEYS: [&str; 21] = [
+    "id",
+    "session_id",
+    "run_id",
+    "step_id",
+    "tool_name",
+    "input_params",
+    "output_preview",
+    "output_length",
+    "retrieval_layer",
+    "l0_match_count",
+    "l1_match_count",
+    "is_truncated",
+    "relevance_level",
+    "dedup_reason",
+    "retrieval_details",
+    "duration_ms",
+    "success",
+    "error_message",
+    "created_at",
+    "raw_output",
+    "raw_output_text",
+];
+
+impl Bundle {
+    /// Parses a bundle file's text.
+    pub fn parse(text: &str) -> Result<Bundle, BundleError> {
+        let doc = Json::parse(text)
+            .map_err(|e| BundleError::new(format!("line {}, column {}", e.line, e.column), e.kind.to_string()))?;
+        let Node::Object(members) = doc.root() else {
+            return Err(BundleError::new("$", "a bundle must be a JSON object"));
+        };
+        let mut bundle = Bundle::default();
+        let mut invocations = None;
+        for (key, value) in members {
+            match &**key {
+                "run_id" => bundle.run_id = string(value, "$.run_id")?,
+                "session_id" => bundle.session_id = string(value, "$.session_id")?,
+                "invocations" => invocations = Some(value),
+                other => {
+                    return Err(BundleError::new(
+                        format!("$.{other}"),
+                        "unknown key (a bundle has only run_id, session_id and invocations)",
+                    ))
+                }
+            }
+        }
+        let Some(Node::Array(items)) = invocations else {
+            return Err(BundleError::new("$.invocations", "required array is missing"));
+        };
+        for (i, item) in items.iter().enumerate() {
+            let mut inv = invocation(item, &format!("$.invocations[{i}]"))?;
+            if inv.run_id.is_none() {
+                inv.run_id = bundle.run_id.clone();
+            }
+            if inv.session_id.is_none() {
+                inv.session_id = bundle.session_id.clone();
+            }
+            bundle.invocations.push(inv);
+        }
+        Ok(bundle)
+    }
+}
+
+fn invocation(node: &Node, place: &str) -> Result<Invocation, BundleError> {
+    let Node::Object(members) = node else {
+        return Err(BundleError::new(place, "an invocation must be a JSON object"));
+    };
+    let mut inv = Invocation::default();
+    let (mut id, mut tool_name, mut raw_text) = (None, None, None);
+    for (key, value) in members {
+        let at = format!("{place}.{key}");
+        let at = at.as_str();
+        match &**key {
+            "id" => id = bigint(value, at)?,
+            "session_id" => inv.session_id = string(value, at)?,
+            "run_id" => inv.run_id = string(value, at)?,
+            "step_id" => inv.step_id = bigint(value, at)?,
+            "tool_name" => tool_name = string(value, at)?,
+            "input_params" => inv.input_params = json(value),
+            "output_preview" => inv.output_preview = string(value, at)?,
+            "output_length" => inv.output_length = int(value, at)?,
+            "retrieval_layer" => inv.retrieval_layer = string(value, at)?,
+            "l0_match_count" => inv.l0_match_count = int(value, at)?,
+            "l1_match_count" => inv.l1_match_count = int(value, at)?,
+            "is_truncated" => inv.is_truncated = boolean(value, at)?,
+            "relevance_level" => inv.relevance_level = string(value, at)?,
+            "dedup_reason" => inv.dedup_reason = string(value, at)?,
+            "retrieval_details" => inv.retrieval_details = json(value),
+            "duration_ms" => inv.duration_ms = int(value, at)?,
+            "success" => inv.success = boolean(value, at)?,
+            "error_message" => inv.error_message = string(value, at)?,
+            "created_at" => inv.created_at = string(value, at)?,
+            "raw_output" => inv.raw_output = json(value).map(RawOutput::Json),
+            "raw_output_text" => raw_text = string(value, at)?,
+            _ => {
+                return Err(BundleError::new(
+                    at,
+                    "unknown key (expected a tool_invocation column, raw_output or raw_output_text)",
+                ))
+            }
+        }
+    }
+    if let Some(text) = raw_text {
+        if inv.raw_output.is_some() {
+            return Err(BundleError::new(place, "raw_output and raw_output_text are both given; keep one"));
+        }
+        inv.raw_output = Some(RawOutput::Text(text));
+    }
+    inv.id = id.ok_or_else(|| BundleError::new(format!("{place}.id"), "required integer is missing"))?;
+    inv.tool_name =
+        tool_name.ok_or_else(|| BundleError::new(format!("{place}.tool_name"), "required string is missing"))?;
+    Ok(inv)
+}
+
+fn json(node: &Node) -> Option<Json> {
+    (!matches!(node, Node::Null)).then(|| Json::from_node(clone_flat(node)))
+}
+
+fn string(node: &Node, at: &str) -> Result<Option<String>, BundleError> {
+    match node {
+        Node::Null => Ok(None),
+        Node::String(s) => Ok(Some(s.to_string())),
+        _ => Err(BundleError::new(at, "must be a string or null")),
+    }
+}
+
+fn boolean(node: &Node, at: &str) -> Result<Option<bool>, BundleError> {
+    match node {
+        Node::Null => Ok(None),
+        Node::Bool(b) => Ok(Some(*b)),
+        _ => Err(BundleError::new(at, "must be true, false or null")),
+    }
+}
+
+/// A BIGINT column: an integer, written without fraction or exponent, within i64.
+fn bigint(node: &Node, at: &str) -> Result<Option<i64>, BundleError> {
+    integer(node, at, i64::MIN, i64::MAX, "BIGINT (i64)")
+}
+
+/// An INT column: an integer within i32, so every database accepts it.
+fn int(node: &Node, at: &str) -> Result<Option<i64>, BundleError> {
+    integer(node, at, i32::MIN.into(), i32::MAX.into(), "INT (i32)")
+}
+
+fn integer(node: &Node, at: &str, min: i64, max: i64, column: &str) -> Result<Option<i64>, BundleError> {
+    match node {
+        Node::Null => Ok(None),
+        Node::Number(text) => text
+            .parse::<i64>()
+            .ok()
+            .filter(|n| (min..=max).contains(n))
+            .map(Some)
+            .ok_or_else(|| BundleError::new(at, format!("{text} is not an integer within {column}"))),
+        _ => Err(BundleError::new(at, format!("must be an integer within {column} or null"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(text: &str) -> String {
+        Bundle::parse(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn defaults_apply_to_absent_or_null_columns() {
+        let b = Bundle::parse(
+            r#"{"run_id":"r","session_id":"s","invocations":[
+                {"id":1,"tool_name":"t"},{"id":2,"tool_name":"t","run_id":null,"session_id":"own"},
+                {"id":3,"tool_name":"t","run_id":"other"}]}"#,
+        )
+        .unwrap();
+        let ids: Vec<_> = b.invocations.iter().map(|i| (i.run_id.as_deref(), i.session_id.as_deref())).collect();
+        assert_eq!(ids, [(Some("r"), Some("s")), (Some("r"), Some("own")), (Some("other"), Some("s"))]);
+    }
+
+    #[test]
+    fn raw_output_forms() {
+        let b = Bundle::parse(
+            r#"{"invocations":[{"id":1,"tool_name":"t","raw_output":{"v":1.50}},
+                {"id":2,"tool_name":"t","raw_output_text":"plain"},
+                {"id":3,"tool_name":"t","raw_output":null,"raw_output_text":null}]}"#,
+        )
+        .unwrap();
+        assert_eq!(b.invocations[0].raw_output, Some(RawOutput::Json(Json::parse(r#"{"v":1.50}"#).unwrap())));
+        assert_eq!(b.invocations[1].raw_output, Some(RawOutput::Text("plain".into())));
+        assert_eq!(b.invocations[2].raw_output, None);
+    }
+
+    #[test]
+    fn problems_name_their_place() {
+        assert_eq!(err("{\n\"invocations\": [}"), "line 2, column 17: unexpected character '}'");
+        assert_eq!(err("[]"), "$: a bundle must be a JSON object");
+        assert_eq!(err(r#"{"invocations":[],"extra":1}"#), "$.extra: unknown key (a bundle has only run_id, session_id and invocations)");
+        assert_eq!(err(r#"{"run_id":"r"}"#), "$.invocations: required array is missing");
+        assert_eq!(
+            err(r#"{"invocations":[{"id":1,"tool_name":"t","raw_ouput":{}}]}"#),
+            "$.invocations[0].raw_ouput: unknown key (expected a tool_invocation column, raw_output or raw_output_text)"
+        );
+        assert_eq!(err(r#"{"invocations":[{"tool_name":"t"}]}"#), "$.invocations[0].id: required integer is missing");
+        assert_eq!(err(r#"{"invocations":[{"id":"1","tool_name":"t"}]}"#), "$.invocations[0].id: must be an integer within BIGINT (i64) or null");
+        assert_eq!(err(r#"{"invocations":[{"id":9223372036854775808,"tool_name":"t"}]}"#), "$.invocations[0].id: 9223372036854775808 is not an integer within BIGINT (i64)");
+        assert_eq!(err(r#"{"invocations":[{"id":1.0,"tool_name":"t"}]}"#), "$.invocations[0].id: 1.0 is not an integer within BIGINT (i64)");
+        assert_eq!(err(r#"{"invocations":[{"id":1}]}"#), "$.invocations[0].tool_name: required string is missing");
+        assert_eq!(err(r#"{"invocations":[{"id":1,"tool_name":"t","output_length":3000000000}]}"#), "$.invocations[0].output_length: 3000000000 is not an integer within INT (i32)");
+        assert_eq!(err(r#"{"invocations":[{"id":1,"tool_name":"t","is_truncated":"no"}]}"#), "$.invocations[0].is_truncated: must be true, false or null");
+        assert_eq!(err(r#"{"invocations":[{"id":1,"tool_name":"t","raw_output":1,"raw_output_text":"1"}]}"#), "$.invocations[0]: raw_output and raw_output_text are both given; keep one");
+        assert_eq!(err(r#"{"invocations":[{"id":1,"tool_name":"t","raw_output":["\ud800"]}]}"#), "line 1, column 56: lone surrogate escape");
+    }
+}

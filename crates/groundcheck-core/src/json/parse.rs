@@ -1,0 +1,478 @@
+//! Strict RFC 8259 parsing into [`Node`] trees, without recursion.
+//!
+//! The parser is an explicit-stack state machine so nesting depth costs heap, not stack. It
+//! stops at the first problem met reading from the start, which is how §6 decides between
+//! "too deep" and "not JSON" for a text that is both.
+
+use super::{drop_flat, Json, Node};
+
+/// Why a text is not acceptable JSON, and where.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}, column {column}: {kind}")]
+pub struct JsonError {
+    /// What went wrong.
+    pub kind: JsonErrorKind,
+    /// Byte offset of the offending character.
+    pub offset: usize,
+    /// 1-based line of the offending character.
+    pub line: usize,
+    /// 1-based column, in characters, of the offending character.
+    pub column: usize,
+}
+
+/// The kinds of [`JsonError`]. Only `TooDeep` is a limit; every other kind means "not JSON".
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum JsonErrorKind {
+    /// Nesting went beyond the depth limit before any syntax problem was met.
+    #[error("nesting deeper than {0}")]
+    TooDeep(usize),
+    /// The text ended inside a value.
+    #[error("unexpected end of input")]
+    UnexpectedEnd,
+    /// A character that cannot start or continue a value here.
+    #[error("unexpected {0}")]
+    Unexpected(String),
+    /// A byte order mark; RFC 8259 forbids it in JSON texts.
+    #[error("byte order mark is not allowed")]
+    ByteOrderMark,
+    /// A `\uD800`-`\uDFFF` escape that is not part of a surrogate pair.
+    #[error("lone surrogate escape")]
+    LoneSurrogate,
+    /// An unknown or incomplete `\` escape.
+    #[error("invalid escape")]
+    InvalidEscape,
+    /// A raw control character (U+0000-U+001F) inside a string.
+    #[error("control character in string")]
+    ControlCharacter,
+    /// A number that breaks the RFC 8259 grammar (`01`, `1.`, `.5`, `NaN`).
+    #[error("invalid number")]
+    InvalidNumber,
+    /// Something follows the value.
+    #[error("trailing characters after the value")]
+    Trailing,
+}
+
+impl JsonError {
+    fn at(text: &str, offset: usize, kind: JsonErrorKind) -> JsonError {
+        let before = &text[..offset];
+        let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let column = before[line_start..].chars().count() + 1;
+        JsonError { kind, offset, line, column }
+    }
+}
+
+enum Frame {
+    Array(Vec<Node>),
+    Object(Vec<(Box<str>, Node)>, Box<str>),
+}
+
+struct Parser<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+/// Parses `text`; nesting beyond `max_depth` is a [`JsonErrorKind::TooDeep`] error.
+pub(crate) fn parse_with_depth_limit(text: &str, max_depth: usize) -> Result<Json, JsonError> {
+    let mut parser = Parser { text, bytes: text.as_bytes(), pos: 0 };
+    if text.starts_with('\u{feff}') {
+        return Err(JsonError::at(text, 0, JsonErrorKind::ByteOrderMark));
+    }
+    let mut stack: Vec<Frame> = Vec::new();
+    let result = parser.run(&mut stack, max_depth);
+    if result.is_err() {
+        for frame in stack.drain(..) {
+            match frame {
+                Frame::Array(items) => items.into_iter().for_each(drop_flat),
+                Frame::Object(members, _) => members.into_iter().for_each(|(_, v)| drop_flat(v)),
+            }
+        }
+    }
+    let (root, depth) = result?;
+    Ok(Json { root, depth: depth.max(1) })
+}
+
+impl Parser<'_> {
+    fn run(&mut self, stack: &mut Vec<Frame>, max_depth: usize) -> Result<(Node, usize), JsonError> {
+        let mut max_seen = 0;
+        'value: loop {
+            // Parse one value; containers push a frame and go round again.
+            self.skip_ws();
+            let mut node = match self.peek() {
+                None => return Err(self.error(JsonErrorKind::UnexpectedEnd)),
+                Some(b'[') | Some(b'{') => {
+                    if stack.len() + 1 > max_depth {
+                        return Err(self.error(JsonErrorKind::TooDeep(max_depth)));
+                    }
+                    let open = self.bytes[self.pos];
+                    self.pos += 1;
+                    max_seen = max_seen.max(stack.len() + 1);
+                    self.skip_ws();
+                    if open == b'[' {
+                        if self.peek() == Some(b']') {
+                            self.pos += 1;
+                            Node::Array(Vec::new())
+                        } else {
+                            stack.push(Frame::Array(Vec::new()));
+                            continue 'value;
+                        }
+                    } else if self.peek() == Some(b'}') {
+                        self.pos += 1;
+                        Node::Object(Vec::new())
+                    } else {
+                        let key = self.member_name()?;
+                        stack.push(Frame::Object(Vec::new(), key));
+                        continue 'value;
+                    }
+                }
+                Some(b'"') => Node::String(self.string()?.into()),
+                Some(b't') => self.literal("true", Node::Bool(true))?,
+                Some(b'f') => self.literal("false", Node::Bool(false))?,
+                Some(b'n') => self.literal("null", Node::Null)?,
+                Some(b'-' | b'0'..=b'9') => Node::Number(self.number()?.into()),
+                Some(_) => return Err(self.unexpected()),
+            };
+            // Attach the finished value to its parent, closing every container that ends here.
+            loop {
+                let Some(frame) = stack.last_mut() else {
+                    self.skip_ws();
+                    if self.pos < self.bytes.len() {
+                        return Err(self.error(JsonErrorKind::Trailing));
+                    }
+                    return Ok((node, max_seen));
+                };
+                self.skip_ws();
+                match frame {
+                    Frame::Array(items) => {
+                        items.push(node);
+                        match self.peek() {
+                            Some(b',') => {
+                                self.pos += 1;
+                                continue 'value;
+                            }
+                            Some(b']') => self.pos += 1,
+                            None => return Err(self.error(JsonErrorKind::UnexpectedEnd)),
+                            Some(_) => return Err(self.unexpected()),
+                        }
+                    }
+                    Frame::Object(members, key) => {
+                        members.push((std::mem::take(key), node));
+                        match self.peek() {
+                            Some(b',') => {
+                                self.pos += 1;
+                                self.skip_ws();
+                                *key = self.member_name()?;
+                                continue 'value;
+                            }
+                            Some(b'}') => self.pos += 1,
+                            None => return Err(self.error(JsonErrorKind::UnexpectedEnd)),
+                            Some(_) => return Err(self.unexpected()),
+                        }
+                    }
+                }
+                node = match stack.pop() {
+                    Some(Frame::Array(items)) => Node::Array(items),
+                    Some(Frame::Object(members, _)) => Node::Object(dedup_members(members)),
+                    None => unreachable!("a frame was just inspected"),
+                };
+            }
+        }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    fn skip_ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.pos += 1;
+        }
+    }
+
+    fn error(&self, kind: JsonErrorKind) -> JsonError {
+        JsonError::at(self.text, self.pos, kind)
+    }
+
+    fn unexpected(&self) -> JsonError {
+        let shown = match self.text[self.pos..].chars().next() {
+            Some(c) if c.is_control() || c.is_whitespace() => format!("character {:?}", c),
+            Some(c) => format!("character '{c}'"),
+            None => return self.error(JsonErrorKind::UnexpectedEnd),
+        };
+        self.error(JsonErrorKind::Unexpected(shown))
+    }
+
+    /// `"name"` followed by `:`, with white space around the colon.
+    fn member_name(&mut self) -> Result<Box<str>, JsonError> {
+        if self.peek() != Some(b'"') {
+            return Err(self.unexpected_or_end());
+        }
+        let name = self.string()?;
+        self.skip_ws();
+        if self.peek() != Some(b':') {
+            return Err(self.unexpected_or_end());
+        }
+        self.pos += 1;
+        Ok(name.into())
+    }
+
+    fn unexpected_or_end(&self) -> JsonError {
+        if self.pos >= self.bytes.len() {
+            self.error(JsonErrorKind::UnexpectedEnd)
+        } else {
+            self.unexpected()
+        }
+    }
+
+    fn literal(&mut self, word: &str, node: Node) -> Result<Node, JsonError> {
+        if self.bytes[self.pos..].starts_with(word.as_bytes()) {
+            self.pos += word.len();
+            Ok(node)
+        } else {
+            Err(self.unexpected())
+        }
+    }
+
+    fn number(&mut self) -> Result<&str, JsonError> {
+        let start = self.pos;
+        let digits = |p: &mut Self| {
+            let from = p.pos;
+            while let Some(b'0'..=b'9') = p.peek() {
+                p.pos += 1;
+            }
+            p.pos - from
+        };
+        if self.peek() == Some(b'-') {
+            self.pos += 1;
+        }
+        match self.peek() {
+            Some(b'0') => self.pos += 1,
+            Some(b'1'..=b'9') => {
+                digits(self);
+            }
+            _ => return Err(self.error(JsonErrorKind::InvalidNumber)),
+        }
+        if self.peek() == Some(b'.') {
+            self.pos += 1;
+            if digits(self) == 0 {
+                return Err(self.error(JsonErrorKind::InvalidNumber));
+            }
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            self.pos += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.pos += 1;
+            }
+            if digits(self) == 0 {
+                return Err(self.error(JsonErrorKind::InvalidNumber));
+            }
+        }
+        if let Some(b'0'..=b'9') = self.peek() {
+            // `01`: a leading zero followed by digits.
+            return Err(self.error(JsonErrorKind::InvalidNumber));
+        }
+        Ok(&self.text[start..self.pos])
+    }
+
+    /// A string starting at the opening quote; returns the decoded value.
+    fn string(&mut self) -> Result<String, JsonError> {
+        self.pos += 1;
+        let mut out = String::new();
+        loop {
+            let run_start = self.pos;
+            let rest = &self.bytes[self.pos..];
+            let stop = rest.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20);
+            let Some(stop) = stop else {
+                self.pos = self.bytes.len();
+                return Err(self.error(JsonErrorKind::UnexpectedEnd));
+            };
+            self.pos += stop;
+            out.push_str(&self.text[run_start..self.pos]);
+            match self.bytes[self.pos] {
+                b'"' => {
+                    self.pos += 1;
+                    return Ok(out);
+                }
+                b'\\' => self.escape(&mut out)?,
+                _ => return Err(self.error(JsonErrorKind::ControlCharacter)),
+            }
+        }
+    }
+
+    fn escape(&mut self, out: &mut String) -> Result<(), JsonError> {
+        let at = self.pos;
+        self.pos += 1;
+        let Some(c) = self.peek() else {
+            return Err(self.error(JsonErrorKind::UnexpectedEnd));
+        };
+        self.pos += 1;
+        let simple = match c {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => {
+                let high = self.hex4(at)?;
+                let ch = match high {
+                    0xD800..=0xDBFF => {
+                        if !self.bytes[self.pos..].starts_with(b"\\u") {
+                            return Err(JsonError::at(self.text, at, JsonErrorKind::LoneSurrogate));
+                        }
+                        let low_at = self.pos;
+                        self.pos += 2;
+                        let low = self.hex4(low_at)?;
+                        if !(0xDC00..=0xDFFF).contains(&low) {
+                            return Err(JsonError::at(self.text, at, JsonErrorKind::LoneSurrogate));
+                        }
+                        0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
+                    }
+                    0xDC00..=0xDFFF => {
+                        return Err(JsonError::at(self.text, at, JsonErrorKind::LoneSurrogate))
+                    }
+                    _ => high,
+                };
+                // Every value outside the surrogate range is a scalar value.
+                char::from_u32(ch).ok_or_else(|| JsonError::at(self.text, at, JsonErrorKind::LoneSurrogate))?
+            }
+            _ => return Err(JsonError::at(self.text, at, JsonErrorKind::InvalidEscape)),
+        };
+        out.push(simple);
+        Ok(())
+    }
+
+    fn hex4(&mut self, escape_at: usize) -> Result<u32, JsonError> {
+        let digits = self.bytes.get(self.pos..self.pos + 4);
+        let value = digits.and_then(|d| {
+            d.iter().try_fold(0u32, |acc, &b| (b as char).to_digit(16).map(|v| acc * 16 + v))
+        });
+        match value {
+            Some(v) => {
+                self.pos += 4;
+                Ok(v)
+            }
+            None => Err(JsonError::at(self.text, escape_at, JsonErrorKind::InvalidEscape)),
+        }
+    }
+}
+
+/// Applies §3.5's rule for repeated keys: the last value, at the first position.
+fn dedup_members(mut members: Vec<(Box<str>, Node)>) -> Vec<(Box<str>, Node)> {
+    if members.len() < 2 {
+        return members;
+    }
+    let mut first: std::collections::HashMap<&str, usize> =
+        std::collections::HashMap::with_capacity(members.len());
+    let mut moves: Vec<(usize, usize)> = Vec::new();
+    for (i, (k, _)) in members.iter().enumerate() {
+        if let Some(&j) = first.get(&**k) {
+            moves.push((i, j));
+        } else {
+            first.insert(k, i);
+        }
+    }
+    if moves.is_empty() {
+        return members;
+    }
+    let mut keep = vec![true; members.len()];
+    for &(from, to) in &moves {
+        let value = std::mem::replace(&mut members[from].1, Node::Null);
+        drop_flat(std::mem::replace(&mut members[to].1, value));
+        keep[from] = false;
+    }
+    let mut keep = keep.into_iter();
+    members.retain(|_| keep.next().unwrap_or(true));
+    members
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(text: &str) -> JsonErrorKind {
+        Json::parse(text).unwrap_err().kind
+    }
+
+    #[test]
+    fn keeps_number_text() {
+        let doc = Json::parse(r#"{"a":0.950,"b":1e3,"c":-0,"d":1E+400}"#).unwrap();
+        assert_eq!(doc.to_json_string(), r#"{"a":0.950,"b":1e3,"c":-0,"d":1E+400}"#);
+    }
+
+    #[test]
+    fn rejects_what_rfc_8259_rejects() {
+        assert_eq!(kind("\u{feff}{}"), JsonErrorKind::ByteOrderMark);
+        assert_eq!(kind("{} x"), JsonErrorKind::Trailing);
+        assert_eq!(kind(r#"["\ud800"]"#), JsonErrorKind::LoneSurrogate);
+        assert_eq!(kind(r#"["\udc00\ud800"]"#), JsonErrorKind::LoneSurrogate);
+        assert_eq!(kind(r#"["\ud800\u0041"]"#), JsonErrorKind::LoneSurrogate);
+        assert_eq!(kind("[01]"), JsonErrorKind::InvalidNumber);
+        assert_eq!(kind("[1.]"), JsonErrorKind::InvalidNumber);
+        assert!(matches!(kind("NaN"), JsonErrorKind::Unexpected(_)));
+        assert_eq!(kind("[\"a\u{1}\"]"), JsonErrorKind::ControlCharacter);
+        assert_eq!(kind(r#"["\x"]"#), JsonErrorKind::InvalidEscape);
+        assert_eq!(kind("[1,"), JsonErrorKind::UnexpectedEnd);
+        assert_eq!(kind(""), JsonErrorKind::UnexpectedEnd);
+    }
+
+    #[test]
+    fn accepts_pairs_and_noncharacters() {
+        let doc = Json::parse(r#"["\ud83d\ude00", "\uffff"]"#).unwrap();
+        assert_eq!(doc.root(), &Node::Array(vec![Node::String("😀".into()), Node::String("\u{ffff}".into())]));
+    }
+
+    #[test]
+    fn repeated_key_keeps_last_value_at_first_position() {
+        let doc = Json::parse(r#"{"a":1,"b":2,"a":3}"#).unwrap();
+        assert_eq!(doc.to_json_string(), r#"{"a":3,"b":2}"#);
+    }
+
+    #[test]
+    fn depth_counts_containers_only() {
+        assert_eq!(Json::parse("1").unwrap().depth(), 1);
+        assert_eq!(Json::parse("[1]").unwrap().depth(), 1);
+        assert_eq!(Json::parse(r#"{"a":1}"#).unwrap().depth(), 1);
+        assert_eq!(Json::parse("[[]]").unwrap().depth(), 2);
+        assert_eq!(Json::parse(r#"[{"a":[]},[]]"#).unwrap().depth(), 3);
+    }
+
+    #[test]
+    fn first_problem_decides_between_too_deep_and_not_json() {
+        let deep_then_broken = format!("{}x", "[".repeat(5));
+        assert_eq!(parse_with_depth_limit(&deep_then_broken, 3).unwrap_err().kind, JsonErrorKind::TooDeep(3));
+        let broken_then_deep = format!("[x{}", "[".repeat(5));
+        assert!(matches!(parse_with_depth_limit(&broken_then_deep, 3).unwrap_err().kind, JsonErrorKind::Unexpected(_)));
+    }
+
+    #[test]
+    fn ten_thousand_deep_neither_recurses_nor_overflows() {
+        let text = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+        let doc = std::thread::Builder::new()
+            .stack_size(64 * 1024)
+            .spawn(move || Json::parse(&text).map(|d| d.depth()))
+            .unwrap()
+            .join()
+            .unwrap();
+        assert_eq!(doc.unwrap(), 10_000);
+        let unterminated = "[".repeat(10_000);
+        let err = std::thread::Builder::new()
+            .stack_size(64 * 1024)
+            .spawn(move || Json::parse(&unterminated).map(|_| ()))
+            .unwrap()
+            .join()
+            .unwrap();
+        assert_eq!(err.unwrap_err().kind, JsonErrorKind::UnexpectedEnd);
+    }
+
+    #[test]
+    fn error_points_at_line_and_column() {
+        let err = Json::parse("{\n  \"a\": tru\n}").unwrap_err();
+        assert_eq!((err.line, err.column), (2, 8));
+        assert_eq!(err.to_string(), "line 2, column 8: unexpected character 't'");
+    }
+}

@@ -1,0 +1,232 @@
+//! The matching ladder `exact` → `normalized` → `elided` (§3.3 step 5).
+//!
+//! Each rung is tried on every selected leaf before the next rung is tried, so an exact hit
+//! deep in the second node beats a normalized hit in the first. The needle is prepared once
+//! per ref; leaves are normalised lazily, only when the exact rung failed, and then reused by
+//! the elided rung.
+
+use memchr::memmem::Finder;
+use serde::{Deserialize, Serialize};
+
+use crate::json::Node;
+use crate::normalize::normalize;
+use crate::path::{push_index, push_name};
+
+/// A rung of the matching ladder, from strictest to loosest.
+///
+/// Also the policy's `--match`: the loosest rung accepted (default `elided`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rung {
+    /// The quoted text is a substring of the leaf as written.
+    Exact,
+    /// A substring after NFKC, typographic folding, lower casing and white-space folding.
+    Normalized,
+    /// Pieces around `...` occur in order, without overlap, in one normalised leaf.
+    #[default]
+    Elided,
+}
+
+impl Rung {
+    /// The name used on the command line and in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Rung::Exact => "exact",
+            Rung::Normalized => "normalized",
+            Rung::Elided => "elided",
+        }
+    }
+}
+
+/// A ref's `text`, prepared for every rung.
+pub(crate) struct Needle<'t> {
+    exact: Finder<'t>,
+    normalized: String,
+    /// The trimmed, non-empty pieces around `...`, when there are two or more.
+    pieces: Option<Vec<String>>,
+}
+
+impl<'t> Needle<'t> {
+    pub(crate) fn new(text: &'t str) -> Needle<'t> {
+        let normalized = normalize(text);
+        let pieces: Vec<String> = normalized
+            .split("...")
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .map(str::to_string)
+            .collect();
+        let pieces = (normalized.contains("...") && pieces.len() >= 2).then_some(pieces);
+        Needle { exact: Finder::new(text.as_bytes()), normalized, pieces }
+    }
+
+    fn exact_in(&self, leaf: &str) -> bool {
+        self.exact.find(leaf.as_bytes()).is_some()
+    }
+
+    // A needle that normalises to nothing (only invisible characters) matches no leaf:
+    // the empty string is a substring of everything and would prove nothing.
+    fn normalized_in(&self, normalized_leaf: &str) -> bool {
+        !self.normalized.is_empty() && normalized_leaf.contains(&self.normalized)
+    }
+
+    fn elided_in(&self, normalized_leaf: &str) -> bool {
+        let Some(pieces) = &self.pieces else { return false };
+        let mut rest = normalized_leaf;
+        pieces.iter().all(|piece| match rest.find(piece.as_str()) {
+            Some(at) => {
+                rest = &rest[at + piece.len()..];
+                true
+            }
+            None => false,
+        })
+    }
+
+    /// The first rung up to `max` on which the needle is found in `text` taken as one leaf.
+    pub(crate) fn rung_in_text(&self, text: &str, max: Rung) -> Option<Rung> {
+        if self.exact_in(text) {
+            return Some(Rung::Exact);
+        }
+        if max == Rung::Exact {
+            return None;
+        }
+        let normalized = normalize(text);
+        if self.normalized_in(&normalized) {
+            Some(Rung::Normalized)
+        } else if max == Rung::Elided && self.elided_in(&normalized) {
+            Some(Rung::Elided)
+        } else {
+            None
+        }
+    }
+
+    /// Searches the leaves of `selected` (each with its normalized path) rung by rung.
+    /// Returns the winning rung and the normalized path of the first leaf where it holds.
+    pub(crate) fn find(&self, selected: &[(String, &Node)], max: Rung) -> Option<(Rung, String)> {
+        if let Some(path) = first_leaf(selected, |leaf, _| self.exact_in(leaf)) {
+            return Some((Rung::Exact, path));
+        }
+        if max == Rung::Exact {
+            return None;
+        }
+        let mut normalized_leaves: Vec<String> = Vec::new();
+        let hit = first_leaf(selected, |leaf, _| {
+            let n = normalize(leaf);
+            let hit = self.normalized_in(&n);
+            normalized_leaves.push(n);
+            hit
+        });
+        if let Some(path) = hit {
+            return Some((Rung::Normalized, path));
+        }
+        if max == Rung::Elided && self.pieces.is_some() {
+            let hit = first_leaf(selected, |_, ordinal| self.elided_in(&normalized_leaves[ordinal]));
+            if let Some(path) = hit {
+                return Some((Rung::Elided, path));
+            }
+        }
+        None
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Step<'d> {
+    Name(&'d str),
+    Index(usize),
+}
+
+/// Visits leaves depth-first in document order across all selected nodes; `test` gets the
+/// leaf text and its ordinal. Returns the normalized path of the first leaf passing `test`.
+fn first_leaf(selected: &[(String, &Node)], mut test: impl FnMut(&str, usize) -> bool) -> Option<String> {
+    let mut ordinal = 0;
+    let mut steps: Vec<Step<'_>> = Vec::new();
+    let mut stack: Vec<(&Node, usize, Option<Step<'_>>)> = Vec::new();
+    for (base, node) in selected {
+        steps.clear();
+        stack.push((node, 0, None));
+        while let Some((node, depth, step)) = stack.pop() {
+            steps.truncate(depth);
+            if let Some(step) = step {
+                steps.push(step);
+            }
+            match node {
+                Node::Array(items) => {
+                    let depth = steps.len();
+                    stack.extend(items.iter().enumerate().rev().map(|(i, n)| (n, depth, Some(Step::Index(i)))));
+                }
+                Node::Object(members) => {
+                    let depth = steps.len();
+                    stack.extend(members.iter().rev().map(|(k, n)| (n, depth, Some(Step::Name(&**k)))));
+                }
+                leaf => {
+                    let text = leaf.leaf_text().unwrap_or_default();
+                    if test(text, ordinal) {
+                        let mut path = base.clone();
+                        for step in &steps {
+                            match *step {
+                                Step::Name(name) => push_name(&mut path, name),
+                                Step::Index(i) => push_index(&mut path, i),
+                            }
+                        }
+                        return Some(path);
+                    }
+                    ordinal += 1;
+                }
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::path::EvidencePath;
+    use crate::Json;
+
+    fn find(path: &str, doc: &str, text: &str, max: Rung) -> Option<(Rung, String)> {
+        let doc = Json::parse(doc).unwrap();
+        let selected = EvidencePath::parse(path).unwrap().select(doc.root(), None);
+        Needle::new(text).find(&selected, max)
+    }
+
+    #[test]
+    fn exact_rung_on_every_leaf_before_normalized() {
+        let doc = r#"[{"m":"Connection Refused"},{"m":"connection refused"}]"#;
+        assert_eq!(find("$[*]", doc, "connection refused", Rung::Elided), Some((Rung::Exact, "$[1]['m']".into())));
+    }
+
+    #[test]
+    fn normalized_rung() {
+        let doc = r#"{"m":"Dial TCP:   Connection\nRefused"}"#;
+        assert_eq!(find("$", doc, "connection refused", Rung::Elided), Some((Rung::Normalized, "$['m']".into())));
+        assert_eq!(find("$", doc, "connection refused", Rung::Exact), None);
+    }
+
+    #[test]
+    fn elided_rung_needs_two_pieces_in_order_in_one_leaf() {
+        let doc = r#"{"m":"dial tcp 10.0.0.7:5432: connection refused","n":"timeout"}"#;
+        assert_eq!(find("$", doc, "dial tcp … refused", Rung::Elided), Some((Rung::Elided, "$['m']".into())));
+        assert_eq!(find("$", doc, "dial tcp ... refused", Rung::Normalized), None);
+        assert_eq!(find("$", doc, "refused ... dial", Rung::Elided), None);
+        assert_eq!(find("$", doc, "dial tcp ... timeout", Rung::Elided), None, "pieces must share a leaf");
+        assert_eq!(find("$", doc, "dial tcp 10.0.0.7...", Rung::Elided), None, "a lone trailing ... does not elide");
+    }
+
+    #[test]
+    fn pieces_do_not_overlap() {
+        let doc = r#"{"m":"abcabc"}"#;
+        assert!(find("$", doc, "abca ... abc", Rung::Elided).is_none());
+        assert!(find("$", doc, "abc ... abc", Rung::Elided).is_some());
+    }
+
+    #[test]
+    fn numbers_match_by_text_as_written_and_keys_are_not_searched() {
+        let doc = r#"{"p95": 0.950, "n": 1e3, "ok": true, "missing": null}"#;
+        assert_eq!(find("$", doc, "0.950", Rung::Elided).map(|h| h.1), Some("$['p95']".into()));
+        assert!(find("$", doc, "0.95 ", Rung::Exact).is_none());
+        assert!(find("$", doc, "1000", Rung::Elided).is_none());
+        assert!(find("$", doc, "p95", Rung::Elided).is_none());
+        assert_eq!(find("$", doc, "true", Rung::Exact).map(|h| h.1), Some("$['ok']".into()));
+        assert_eq!(find("$", doc, "null", Rung::Exact).map(|h| h.1), Some("$['missing']".into()));
+    }
+}

@@ -1,0 +1,67 @@
+//! groundcheck-core checks a diagnosis agent's claimed evidence against its tools' raw
+//! outputs.
+//!
+//! Each `tool_invocation` row ([`Invocation`]) claims evidence in `retrieval_details`: a
+//! JSONPath `raw_path` into the raw output and the quoted `text` found there. The engine
+//! resolves every path (RFC 9535, with the RFC 6901 JSON Pointer fallback), searches the
+//! selected leaves on the ladder `exact` → `normalized` → `elided` ([`Rung`]), and classifies
+//! the invocation as `supported`, `unsupported` or `no_evidence` with a [`Reason`]
+//! ([`Verdict`]). A `no_evidence` verdict means "no evidence found by this tool", never "the
+//! fault is absent".
+//!
+//! The crate is pure: no I/O, no async. [`verify_run`] and [`verify_runs`] use rayon and give
+//! exactly the result of a sequential run; reports ([`Report`]) contain nothing time- or
+//! machine-dependent, so their bytes are stable for snapshot tests.
+//!
+//! ```
+//! use groundcheck_core::{verify_invocation, Invocation, Json, Policy, RawOutput, Status};
+//!
+//! let invocation = Invocation {
+//!     id: 101,
+//!     tool_name: "query_logs".into(),
+//!     retrieval_details: Some(Json::parse(
+//!         r#"{"evidence_status": "supported",
+//!             "evidence_refs": [{"raw_path": "$.logs[0]", "text": "Connection refused"}]}"#,
+//!     )?),
+//!     raw_output: Some(RawOutput::Text(
+//!         r#"{"logs": [{"message": "dial tcp 10.0.0.7:5432: connection refused"}]}"#.into(),
+//!     )),
+//!     ..Invocation::default()
+//! };
+//! let verdict = verify_invocation(&invocation, &Policy::default());
+//! assert_eq!(verdict.status, Status::Supported);
+//! assert_eq!(verdict.refs[0].matched_path.as_deref(), Some("$['logs'][0]['message']"));
+//! # Ok::<(), groundcheck_core::JsonError>(())
+//! ```
+//!
+//! Bundle files (the fixture format) are read by [`Bundle::parse`] and grouped into runs by
+//! [`RunSet`]; [`resolve`] shows what a path selects.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod bundle;
+mod claim;
+mod invocation;
+mod json;
+mod ladder;
+mod normalize;
+mod path;
+mod policy;
+mod report;
+mod resolve;
+mod run;
+mod verify;
+
+pub use crate::bundle::{Bundle, BundleError, INVOCATION_KEYS};
+pub use crate::claim::EvidenceRef;
+pub use crate::invocation::{Invocation, RawOutput};
+pub use crate::json::{Json, JsonError, JsonErrorKind};
+pub use crate::ladder::Rung;
+pub use crate::path::{EvidencePath, PathError};
+pub use crate::policy::{Limits, Policy, Require};
+pub use crate::report::{
+    Reason, RefOutcome, RefReport, Report, RunReport, Source, Status, Summary, Verdict, Warning, SCHEMA,
+};
+pub use crate::resolve::{resolve, ResolvedNode};
+pub use crate::run::{DuplicateId, Run, RunSet};
+pub use crate::verify::{verify_invocation, verify_run, verify_runs};

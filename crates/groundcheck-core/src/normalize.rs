@@ -1,0 +1,54 @@
+//! The text normalisation of the `normalized` rung (§3.3), applied to both sides of a match.
+//!
+//! Order matters and is fixed by the spec: NFKC, typographic folding, full Unicode lower
+//! casing, white-space runs to one space, trim. NFKC also turns `…` into `...`, which the
+//! `elided` rung then splits on.
+
+use icu_normalizer::ComposingNormalizerBorrowed;
+
+/// Normalises `text` for the `normalized` and `elided` rungs.
+pub(crate) fn normalize(text: &str) -> String {
+    let nfkc = ComposingNormalizerBorrowed::new_nfkc().normalize(text);
+    let folded: String = nfkc.chars().map(fold).collect();
+    let lower = folded.to_lowercase();
+    let mut out = String::with_capacity(lower.len());
+    let mut pending_space = false;
+    for c in lower.chars() {
+        if c.is_whitespace() {
+            pending_space = !out.is_empty();
+        } else {
+            if pending_space {
+                out.push(' ');
+                pending_space = false;
+            }
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Typographic folding: quotes to ASCII quotes, dashes and minus to `-`.
+fn fold(c: char) -> char {
+    match c {
+        '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' | '\u{2032}' => '\'',
+        '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' | '\u{00AB}' | '\u{00BB}' | '\u{300C}'
+        | '\u{300D}' | '\u{300E}' | '\u{300F}' => '"',
+        '\u{2010}'..='\u{2015}' | '\u{2212}' => '-',
+        c => c,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::normalize;
+
+    #[test]
+    fn nfkc_then_fold_then_lower_then_space() {
+        assert_eq!(normalize("ＣＯＮＮＥＣＴＩＯＮ  Refused"), "connection refused");
+        assert_eq!(normalize("“quoted” ‘it’ «x» 「y」"), "\"quoted\" 'it' \"x\" \"y\"");
+        assert_eq!(normalize("a\u{2013}b\u{2212}c\u{2010}d"), "a-b-c-d");
+        assert_eq!(normalize("  many \n\t spaces\u{3000}here  "), "many spaces here");
+        assert_eq!(normalize("wait…"), "wait...");
+        assert_eq!(normalize("ΣΑΣ İ"), "σας i̇");
+    }
+}

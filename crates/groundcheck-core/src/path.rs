@@ -1,0 +1,254 @@
+//! Evidence paths: RFC 9535 JSONPath with the RFC 6901 JSON Pointer fallback (§3.3 step 3).
+//!
+//! JSONPath queries run on serde_json_path over a `serde_json::Value` twin of the document;
+//! each selected value is then mapped back to its [`Node`] (which keeps number texts) by one
+//! lockstep walk of both trees. Normalized paths are formatted here, not by serde_json_path,
+//! whose formatter does not escape `'` or control characters as RFC 9535 §2.7 requires.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+use serde_json_path::{JsonPath, PathElement};
+
+use crate::json::{to_serde_value, Node};
+
+/// Why a path is neither RFC 9535 JSONPath nor an RFC 6901 JSON Pointer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid path at character {position}: {message}")]
+pub struct PathError {
+    /// 0-based character offset of the offending character in the path.
+    pub position: usize,
+    /// What is wrong there.
+    pub message: String,
+}
+
+/// A parsed evidence path, ready to run against any number of documents.
+#[derive(Debug, Clone)]
+pub struct EvidencePath {
+    kind: PathKind,
+}
+
+#[derive(Debug, Clone)]
+enum PathKind {
+    JsonPath(JsonPath),
+    /// Unescaped reference tokens.
+    Pointer(Vec<String>),
+}
+
+impl EvidencePath {
+    /// Parses `path` exactly as given (callers trim first where §3.1 says so): JSONPath, or a
+    /// JSON Pointer when JSONPath fails and the path begins with `/`.
+    pub fn parse(path: &str) -> Result<EvidencePath, PathError> {
+        match JsonPath::parse(path) {
+            Ok(p) => Ok(EvidencePath { kind: PathKind::JsonPath(p) }),
+            Err(err) if !path.starts_with('/') => Err(PathError {
+                position: path.char_indices().take_while(|&(i, _)| i < err.position()).count(),
+                message: err.message().to_string(),
+            }),
+            Err(_) => parse_pointer(path).map(|tokens| EvidencePath { kind: PathKind::Pointer(tokens) }),
+        }
+    }
+
+    /// Whether a query needs the `serde_json::Value` twin of the document.
+    pub(crate) fn needs_value(&self) -> bool {
+        matches!(self.kind, PathKind::JsonPath(_))
+    }
+
+    /// Runs the path, returning each selected node with its RFC 9535 normalized path, in
+    /// RFC 9535 order. `twin` must be `to_serde_value(root)` if given; it is built here when
+    /// the path needs it and none is given.
+    pub(crate) fn select<'d>(&self, root: &'d Node, twin: Option<&Value>) -> Vec<(String, &'d Node)> {
+        match &self.kind {
+            PathKind::Pointer(tokens) => select_pointer(tokens, root).into_iter().collect(),
+            PathKind::JsonPath(path) => {
+                let owned;
+                let twin = match twin {
+                    Some(v) => v,
+                    None => {
+                        owned = to_serde_value(root);
+                        &owned
+                    }
+                };
+                let located = path.query_located(twin);
+                let wanted: Vec<(&Value, String)> = located
+                    .iter()
+                    .map(|n| (n.node(), format_elements(n.location().iter())))
+                    .collect();
+                let nodes = map_to_nodes(twin, root, wanted.iter().map(|(v, _)| *v));
+                wanted.into_iter().zip(nodes).map(|((_, path), node)| (path, node)).collect()
+            }
+        }
+    }
+}
+
+fn parse_pointer(path: &str) -> Result<Vec<String>, PathError> {
+    let mut tokens = Vec::new();
+    let mut position = 1;
+    for raw in path[1..].split('/') {
+        let mut token = String::with_capacity(raw.len());
+        let mut chars = raw.chars();
+        while let Some(c) = chars.next() {
+            if c == '~' {
+                match chars.next() {
+                    Some('0') => token.push('~'),
+                    Some('1') => token.push('/'),
+                    _ => {
+                        return Err(PathError {
+                            position,
+                            message: "in a JSON Pointer `~` must be followed by 0 or 1".into(),
+                        })
+                    }
+                }
+                position += 2;
+            } else {
+                token.push(c);
+                position += 1;
+            }
+        }
+        tokens.push(token);
+        position += 1;
+    }
+    Ok(tokens)
+}
+
+fn select_pointer<'d>(tokens: &[String], root: &'d Node) -> Option<(String, &'d Node)> {
+    let mut node = root;
+    let mut path = String::from("$");
+    for token in tokens {
+        node = match node {
+            Node::Object(_) => {
+                push_name(&mut path, token);
+                node.member(token)?
+            }
+            Node::Array(items) => {
+                let canonical = token == "0" || (!token.starts_with('0') && !token.is_empty());
+                if !canonical || !token.bytes().all(|b| b.is_ascii_digit()) {
+                    return None;
+                }
+                let index: usize = token.parse().ok()?;
+                push_index(&mut path, index);
+                items.get(index)?
+            }
+            _ => return None,
+        };
+    }
+    Some((path, node))
+}
+
+/// Finds the [`Node`] twin of each selected `Value`, in one pre-order walk of both trees.
+fn map_to_nodes<'d, 'v>(
+    twin: &'v Value,
+    root: &'d Node,
+    wanted: impl Iterator<Item = &'v Value>,
+) -> Vec<&'d Node> {
+    let mut slots: HashMap<*const Value, Vec<usize>> = HashMap::new();
+    let mut count = 0;
+    for (i, v) in wanted.enumerate() {
+        slots.entry(v as *const Value).or_default().push(i);
+        count = i + 1;
+    }
+    let mut found: Vec<Option<&'d Node>> = vec![None; count];
+    let mut remaining = slots.len();
+    let mut stack = vec![(twin, root)];
+    while remaining > 0 {
+        let Some((value, node)) = stack.pop() else { break };
+        if let Some(indexes) = slots.get(&(value as *const Value)) {
+            for &i in indexes {
+                found[i] = Some(node);
+            }
+            remaining -= 1;
+        }
+        match (value, node) {
+            (Value::Array(vs), Node::Array(ns)) => stack.extend(vs.iter().zip(ns).rev()),
+            (Value::Object(vm), Node::Object(nm)) => {
+                stack.extend(vm.values().zip(nm.iter().map(|(_, n)| n)).rev())
+            }
+            _ => {}
+        }
+    }
+    // The twin is built from `root`, so every selected value has a node twin.
+    found.into_iter().map(|n| n.unwrap_or(root)).collect()
+}
+
+fn format_elements<'a>(elements: impl Iterator<Item = &'a PathElement<'a>>) -> String {
+    let mut path = String::from("$");
+    for e in elements {
+        match e {
+            PathElement::Name(name) => push_name(&mut path, name),
+            PathElement::Index(i) => push_index(&mut path, *i),
+        }
+    }
+    path
+}
+
+/// Appends `['name']` with RFC 9535 §2.7 normalized-path escaping.
+pub(crate) fn push_name(path: &mut String, name: &str) {
+    path.push_str("['");
+    for c in name.chars() {
+        match c {
+            '\'' => path.push_str("\\'"),
+            '\\' => path.push_str("\\\\"),
+            '\u{8}' => path.push_str("\\b"),
+            '\u{c}' => path.push_str("\\f"),
+            '\n' => path.push_str("\\n"),
+            '\r' => path.push_str("\\r"),
+            '\t' => path.push_str("\\t"),
+            c if (c as u32) < 0x20 => path.push_str(&format!("\\u{:04x}", c as u32)),
+            c => path.push(c),
+        }
+    }
+    path.push_str("']");
+}
+
+/// Appends `[index]`.
+pub(crate) fn push_index(path: &mut String, index: usize) {
+    path.push('[');
+    path.push_str(&index.to_string());
+    path.push(']');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Json;
+
+    fn paths(path: &str, doc: &str) -> Vec<String> {
+        let doc = Json::parse(doc).unwrap();
+        EvidencePath::parse(path).unwrap().select(doc.root(), None).into_iter().map(|(p, _)| p).collect()
+    }
+
+    #[test]
+    fn normalized_paths_escape_quotes_and_controls() {
+        assert_eq!(paths("$['it\\'s']", r#"{"it's":1}"#), ["$['it\\'s']"]);
+        assert_eq!(paths("$.*", "{\"a\\u0001\\n\":1}"), ["$['a\\u0001\\n']"]);
+    }
+
+    #[test]
+    fn pointer_is_the_fallback_for_paths_starting_with_slash() {
+        assert_eq!(paths("/a~1b/0", r#"{"a/b":[7]}"#), ["$['a/b'][0]"]);
+        assert_eq!(paths("/t~0", r#"{"t~":1}"#), ["$['t~']"]);
+        assert!(paths("/a/01", r#"{"a":[1,2]}"#).is_empty());
+        assert!(paths("/a/-", r#"{"a":[1,2]}"#).is_empty());
+        assert_eq!(EvidencePath::parse("/a~2").unwrap_err().position, 2);
+    }
+
+    #[test]
+    fn jsonpath_errors_point_at_a_character() {
+        let err = EvidencePath::parse("$.logs[0").unwrap_err();
+        assert!(err.position > 0, "{err}");
+        assert!(EvidencePath::parse("logs[0]").is_err());
+    }
+
+    #[test]
+    fn selected_nodes_keep_number_text() {
+        let doc = Json::parse(r#"{"v":[1e3, 0.950]}"#).unwrap();
+        let sel = EvidencePath::parse("$.v[*]").unwrap().select(doc.root(), None);
+        let texts: Vec<_> = sel.iter().map(|(_, n)| n.leaf_text().unwrap()).collect();
+        assert_eq!(texts, ["1e3", "0.950"]);
+    }
+
+    #[test]
+    fn duplicate_selections_map_to_the_same_node() {
+        assert_eq!(paths("$[0,0]", "[5]"), ["$[0]", "$[0]"]);
+    }
+}

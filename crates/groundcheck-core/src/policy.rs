@@ -1,0 +1,79 @@
+//! What a verification accepts: the `require` rule, the loosest rung, and the limits of §6.
+
+use crate::ladder::Rung;
+
+/// How many real refs must verify for an invocation to be `supported` (§3.4 row 8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Require {
+    /// Every real ref must verify (the default).
+    #[default]
+    All,
+    /// One verified ref is enough: row 8 becomes supported/`verified`.
+    Any,
+}
+
+impl Require {
+    /// The name used on the command line and in the policy key.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Require::All => "all",
+            Require::Any => "any",
+        }
+    }
+}
+
+/// Bounds that keep hostile input from costing unbounded time or memory (§6).
+///
+/// Hitting one gives the ref outcome `limit_exceeded` at the step the spec names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Limits {
+    /// Raw output text size in bytes (`raw_output_text`, a complete preview, a database column).
+    pub max_output_bytes: usize,
+    /// JSON nesting depth of the raw document; the root is depth 1.
+    pub max_depth: usize,
+    /// Length of a ref's `text`, in characters (Unicode scalar values).
+    pub max_text_chars: usize,
+    /// Length of a trimmed `raw_path`, in characters.
+    pub max_path_chars: usize,
+    /// Nodes one query may select.
+    pub max_nodes: usize,
+    /// Refs read per invocation; later ones are echoed with `limit_exceeded`.
+    pub max_refs: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_output_bytes: 64 * 1024 * 1024,
+            max_depth: 512,
+            max_text_chars: 65_536,
+            max_path_chars: 4_096,
+            max_nodes: 100_000,
+            max_refs: 1_000,
+        }
+    }
+}
+
+/// Everything that decides a verdict besides the row itself.
+///
+/// Stored verdicts are keyed by [`Policy::key`], so two runs under different policies never
+/// overwrite each other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Policy {
+    /// How many real refs must verify.
+    pub require: Require,
+    /// The loosest rung accepted; looser rungs are not tried.
+    pub max_rung: Rung,
+    /// Input bounds.
+    pub limits: Limits,
+}
+
+impl Policy {
+    /// The short stable text that names this policy in storage, e.g. `require=all;match=elided`.
+    ///
+    /// Limits are not part of the key: they only turn pathological inputs into
+    /// `limit_exceeded`, and changing them should update, not fork, stored verdicts.
+    pub fn key(&self) -> String {
+        format!("require={};match={}", self.require.as_str(), self.max_rung.as_str())
+    }
+}

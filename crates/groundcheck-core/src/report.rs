@@ -1,0 +1,207 @@
+//! The report model of §4 (schema `groundcheck.report/v1`).
+//!
+//! Field order is the serialization order, and nothing time- or machine-dependent is in it,
+//! so a report's bytes are a function of its input and policy alone: snapshots stay stable.
+
+use serde::{Deserialize, Serialize};
+
+use crate::ladder::Rung;
+
+/// The schema name every report carries.
+pub const SCHEMA: &str = "groundcheck.report/v1";
+
+/// An invocation's classification (§3.4).
+///
+/// `NoEvidence` means "no evidence found by this tool", never "the fault is absent".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Every real ref (or, under `require any`, at least one) was found in the raw output.
+    Supported,
+    /// The claim is not backed by the raw output.
+    Unsupported,
+    /// The tool call yielded no evidence; not a negative finding.
+    NoEvidence,
+}
+
+/// Why an invocation got its status: the row of §3.4 that applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    /// `retrieval_details` is not a readable claim (row 1).
+    MalformedDetails,
+    /// Claimed `supported` with no real refs (row 2).
+    ClaimedWithoutRefs,
+    /// The tool call failed (rows 3 and 6).
+    ToolFailed,
+    /// Only no-evidence markers (row 4).
+    NoEvidenceMarker,
+    /// No refs at all (row 5).
+    NoRefs,
+    /// Enough real refs verified (row 7, or row 8 under `require any`).
+    Verified,
+    /// Some but not all real refs verified (row 8).
+    PartiallyVerified,
+    /// No real ref verified (row 9).
+    NotVerified,
+}
+
+/// What checking one ref found (§3.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RefOutcome {
+    /// The text was found under the path.
+    Verified,
+    /// The text is empty or white space only.
+    EmptyText,
+    /// No raw document to check against.
+    RawOutputUnavailable,
+    /// Neither RFC 9535 JSONPath nor RFC 6901 JSON Pointer.
+    InvalidPath,
+    /// The path selects nothing.
+    PathNotFound,
+    /// No leaf under the path contains the text on any accepted rung.
+    TextNotFound,
+    /// Not an object with a string `raw_path` and a string `text`.
+    MalformedRef,
+    /// The call failed, so its refs are not evidence (§3.4 row 6).
+    NotChecked,
+    /// A `$.no_evidence` marker.
+    NoEvidenceMarker,
+    /// A limit of §6 was hit.
+    LimitExceeded,
+}
+
+/// Where the raw document came from (§3.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    /// `raw_output` / `raw_output_text` / the database's raw output column.
+    RawOutput,
+    /// A provably complete `output_preview`.
+    Preview,
+    /// Nothing to check against.
+    None,
+}
+
+/// Something worth knowing about an invocation that does not change its status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Warning {
+    /// A text column read from a database was not valid UTF-8 and was decoded lossily.
+    InvalidUtf8,
+    /// No-evidence markers stood beside real refs; they were ignored.
+    MarkerWithRefs,
+}
+
+/// One evidence ref as reported: echoed as given, with its outcome.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RefReport {
+    /// Position in `evidence_refs`.
+    pub index: usize,
+    /// `raw_path` as given, when it is a string.
+    pub raw_path: Option<String>,
+    /// `text` as given, when it is a string.
+    pub text: Option<String>,
+    /// What checking it found.
+    pub outcome: RefOutcome,
+    /// The rung that verified it.
+    #[serde(rename = "match", default, skip_serializing_if = "Option::is_none")]
+    pub rung: Option<Rung>,
+    /// The normalized path of the leaf where the winning rung held.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matched_path: Option<String>,
+    /// For `raw_output_unavailable` with a string preview: whether the preview contains the text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_preview: Option<bool>,
+}
+
+/// The verdict on one invocation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verdict {
+    /// The row's `id`.
+    pub id: i64,
+    /// The row's `tool_name`.
+    pub tool_name: String,
+    /// The classification.
+    pub status: Status,
+    /// The §3.4 row that applied.
+    pub reason: Reason,
+    /// `evidence_status` verbatim when it is a string.
+    pub claimed_status: Option<String>,
+    /// Whether the claim equals the status; null when the claim is not one of the statuses.
+    pub claim_agrees: Option<bool>,
+    /// Where the raw document came from.
+    pub source: Source,
+    /// Every ref in input order (empty with `malformed_details`).
+    pub refs: Vec<RefReport>,
+    /// Warnings in a fixed order (`invalid_utf8`, then `marker_with_refs`).
+    pub warnings: Vec<Warning>,
+}
+
+impl Verdict {
+    /// A claim mismatch: the agent claimed a status that verification did not find.
+    pub fn is_claim_mismatch(&self) -> bool {
+        self.claim_agrees == Some(false)
+    }
+}
+
+/// Counts over a run's verdicts. `supported + unsupported + no_evidence == invocations`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Summary {
+    /// Invocations verified.
+    pub invocations: usize,
+    /// Of which supported.
+    pub supported: usize,
+    /// Of which unsupported.
+    pub unsupported: usize,
+    /// Of which no_evidence.
+    pub no_evidence: usize,
+    /// Of which the claimed status disagreed with the verdict.
+    pub claim_mismatches: usize,
+}
+
+impl Summary {
+    /// Counts `verdicts`.
+    pub fn of(verdicts: &[Verdict]) -> Summary {
+        let mut s = Summary { invocations: verdicts.len(), ..Summary::default() };
+        for v in verdicts {
+            match v.status {
+                Status::Supported => s.supported += 1,
+                Status::Unsupported => s.unsupported += 1,
+                Status::NoEvidence => s.no_evidence += 1,
+            }
+            s.claim_mismatches += usize::from(v.is_claim_mismatch());
+        }
+        s
+    }
+}
+
+/// The verdicts of one run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunReport {
+    /// The run, or null for rows without `run_id` (grouped by session).
+    pub run_id: Option<String>,
+    /// The first invocation's session (in input order).
+    pub session_id: Option<String>,
+    /// Counts.
+    pub summary: Summary,
+    /// Verdicts by `id`.
+    pub invocations: Vec<Verdict>,
+}
+
+/// A whole report: every run verified by one command.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Report {
+    /// Always [`SCHEMA`].
+    pub schema: String,
+    /// Runs in order of first appearance.
+    pub runs: Vec<RunReport>,
+}
+
+impl Report {
+    /// A report over `runs`.
+    pub fn new(runs: Vec<RunReport>) -> Report {
+        Report { schema: SCHEMA.to_string(), runs }
+    }
+}

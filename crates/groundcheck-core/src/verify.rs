@@ -1,0 +1,276 @@
+//! Turning invocations into verdicts: §3.2 (the raw document), §3.3 (each ref) and §3.4
+//! (the invocation), in parallel over a run.
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+use rayon::prelude::*;
+use serde_json::Value;
+
+use crate::claim::{read_claim, ClaimedRef, EvidenceRef};
+use crate::invocation::{Invocation, RawOutput};
+use crate::json::{parse_with_depth_limit, to_serde_value, Json, JsonErrorKind};
+use crate::ladder::Needle;
+use crate::path::{EvidencePath, PathError};
+use crate::policy::{Policy, Require};
+use crate::report::{Reason, RefOutcome, RefReport, Report, RunReport, Source, Status, Summary, Verdict, Warning};
+use crate::run::Run;
+
+/// Verifies one invocation. Never panics; every input gets a verdict.
+pub fn verify_invocation(invocation: &Invocation, policy: &Policy) -> Verdict {
+    verify_with(invocation, policy, &PathCache::default())
+}
+
+/// Verifies one run in parallel; the result equals the sequential one, byte for byte.
+///
+/// Paths are compiled once per distinct text for the whole run.
+pub fn verify_run(run: &Run, policy: &Policy) -> RunReport {
+    verify_run_with(run, policy, &PathCache::default())
+}
+
+/// Verifies several runs (in parallel) into one report, runs kept in the given order.
+pub fn verify_runs(runs: &[Run], policy: &Policy) -> Report {
+    let cache = PathCache::default();
+    Report::new(runs.par_iter().map(|run| verify_run_with(run, policy, &cache)).collect())
+}
+
+fn verify_run_with(run: &Run, policy: &Policy, cache: &PathCache) -> RunReport {
+    let mut verdicts: Vec<Verdict> =
+        run.invocations.par_iter().map(|inv| verify_with(inv, policy, cache)).collect();
+    verdicts.sort_by_key(|v| v.id);
+    RunReport {
+        run_id: run.run_id.clone(),
+        session_id: run.session_id.clone(),
+        summary: Summary::of(&verdicts),
+        invocations: verdicts,
+    }
+}
+
+/// Compiled paths shared by every invocation of a call, keyed by trimmed path text.
+#[derive(Default)]
+struct PathCache(RwLock<HashMap<String, Arc<Result<EvidencePath, PathError>>>>);
+
+impl PathCache {
+    fn get(&self, path: &str) -> Arc<Result<EvidencePath, PathError>> {
+        if let Some(hit) = self.0.read().unwrap_or_else(|e| e.into_inner()).get(path) {
+            return Arc::clone(hit);
+        }
+        let compiled = Arc::new(EvidencePath::parse(path));
+        let mut map = self.0.write().unwrap_or_else(|e| e.into_inner());
+        Arc::clone(map.entry(path.to_string()).or_insert(compiled))
+    }
+}
+
+/// Where §3.2 finds the document, before anything is parsed.
+fn source_of(inv: &Invocation) -> Source {
+    if inv.raw_output.is_some() {
+        Source::RawOutput
+    } else if complete_preview(inv).is_some() {
+        Source::Preview
+    } else {
+        Source::None
+    }
+}
+
+/// The preview, when it provably is the whole output: not truncated, and `output_length`
+/// equal to its length in scalar values or in UTF-16 code units (a JVM writer counts those).
+fn complete_preview(inv: &Invocation) -> Option<&str> {
+    let preview = inv.output_preview.as_deref()?;
+    let length = inv.output_length?;
+    let fits = |n: usize| i64::try_from(n).is_ok_and(|n| n == length);
+    let complete = inv.is_truncated == Some(false)
+        && (fits(preview.chars().count()) || fits(preview.encode_utf16().count()));
+    complete.then_some(preview)
+}
+
+enum Document<'a> {
+    Unavailable,
+    OverLimit,
+    Ready { doc: DocRef<'a>, twin: Option<Value> },
+}
+
+enum DocRef<'a> {
+    Borrowed(&'a Json),
+    Owned(Json),
+}
+
+impl DocRef<'_> {
+    fn get(&self) -> &Json {
+        match self {
+            DocRef::Borrowed(j) => j,
+            DocRef::Owned(j) => j,
+        }
+    }
+}
+
+fn load_document<'a>(inv: &'a Invocation, policy: &Policy) -> Document<'a> {
+    let limits = &policy.limits;
+    let text = match &inv.raw_output {
+        Some(RawOutput::Json(doc)) if doc.depth() > limits.max_depth => return Document::OverLimit,
+        Some(RawOutput::Json(doc)) => return Document::Ready { doc: DocRef::Borrowed(doc), twin: None },
+        Some(RawOutput::Text(text)) => text.as_str(),
+        None => match complete_preview(inv) {
+            Some(preview) => preview,
+            None => return Document::Unavailable,
+        },
+    };
+    if text.len() > limits.max_output_bytes {
+        return Document::OverLimit;
+    }
+    match parse_with_depth_limit(text, limits.max_depth) {
+        Ok(doc) => Document::Ready { doc: DocRef::Owned(doc), twin: None },
+        Err(e) if matches!(e.kind, JsonErrorKind::TooDeep(_)) => Document::OverLimit,
+        Err(_) => Document::Ready { doc: DocRef::Owned(Json::string(text)), twin: None },
+    }
+}
+
+struct Checker<'a> {
+    inv: &'a Invocation,
+    policy: &'a Policy,
+    cache: &'a PathCache,
+    document: Option<Document<'a>>,
+}
+
+fn verify_with(inv: &Invocation, policy: &Policy, cache: &PathCache) -> Verdict {
+    let claim = read_claim(inv.retrieval_details.as_ref(), policy.limits.max_refs);
+    let source = source_of(inv);
+    let mut warnings = Vec::new();
+    if inv.invalid_utf8 {
+        warnings.push(Warning::InvalidUtf8);
+    }
+    let verdict = |status, reason, refs, warnings| Verdict {
+        id: inv.id,
+        tool_name: inv.tool_name.clone(),
+        status,
+        reason,
+        claim_agrees: agrees(claim.claimed_status.as_deref(), status),
+        claimed_status: claim.claimed_status.clone(),
+        source,
+        refs,
+        warnings,
+    };
+    let Some(refs) = &claim.refs else {
+        return verdict(Status::Unsupported, Reason::MalformedDetails, Vec::new(), warnings);
+    };
+
+    let real = refs.iter().filter(|r| !r.is_marker()).count();
+    let has_marker = real < refs.len();
+    if real > 0 && has_marker {
+        warnings.push(Warning::MarkerWithRefs);
+    }
+    let failed = inv.success == Some(false);
+    let mut checker = Checker { inv, policy, cache, document: None };
+    let reports: Vec<RefReport> =
+        refs.iter().enumerate().map(|(index, r)| checker.report(index, r, failed)).collect();
+
+    let (status, reason) = if real == 0 {
+        if claim.claimed_status.as_deref() == Some("supported") {
+            (Status::Unsupported, Reason::ClaimedWithoutRefs)
+        } else if failed {
+            (Status::NoEvidence, Reason::ToolFailed)
+        } else if has_marker {
+            (Status::NoEvidence, Reason::NoEvidenceMarker)
+        } else {
+            (Status::NoEvidence, Reason::NoRefs)
+        }
+    } else if failed {
+        (Status::Unsupported, Reason::ToolFailed)
+    } else {
+        let verified = reports.iter().filter(|r| r.outcome == RefOutcome::Verified).count();
+        if verified == real || (verified > 0 && policy.require == Require::Any) {
+            (Status::Supported, Reason::Verified)
+        } else if verified > 0 {
+            (Status::Unsupported, Reason::PartiallyVerified)
+        } else {
+            (Status::Unsupported, Reason::NotVerified)
+        }
+    };
+    verdict(status, reason, reports, warnings)
+}
+
+fn agrees(claimed: Option<&str>, status: Status) -> Option<bool> {
+    let claimed = match claimed? {
+        "supported" => Status::Supported,
+        "unsupported" => Status::Unsupported,
+        "no_evidence" => Status::NoEvidence,
+        _ => return None,
+    };
+    Some(claimed == status)
+}
+
+/// The outcome of one ref, with the details that go with it.
+struct Checked {
+    outcome: RefOutcome,
+    hit: Option<(crate::Rung, String)>,
+    in_preview: Option<bool>,
+}
+
+impl From<RefOutcome> for Checked {
+    fn from(outcome: RefOutcome) -> Checked {
+        Checked { outcome, hit: None, in_preview: None }
+    }
+}
+
+impl<'a> Checker<'a> {
+    fn report(&mut self, index: usize, claimed: &ClaimedRef, failed: bool) -> RefReport {
+        let checked: Checked = match claimed {
+            ClaimedRef::Marker { .. } => RefOutcome::NoEvidenceMarker.into(),
+            ClaimedRef::Malformed { .. } => RefOutcome::MalformedRef.into(),
+            ClaimedRef::Unread { .. } => RefOutcome::LimitExceeded.into(),
+            ClaimedRef::Evidence(r) if self.text_over_limit(&r.text) => RefOutcome::LimitExceeded.into(),
+            ClaimedRef::Evidence(_) if failed => RefOutcome::NotChecked.into(),
+            ClaimedRef::Evidence(r) => self.check(r),
+        };
+        let (raw_path, text) = claimed.echo();
+        let (rung, matched_path) = checked.hit.unzip();
+        RefReport { index, raw_path, text, outcome: checked.outcome, rung, matched_path, in_preview: checked.in_preview }
+    }
+
+    fn text_over_limit(&self, text: &str) -> bool {
+        let max = self.policy.limits.max_text_chars;
+        text.len() > max && text.chars().count() > max
+    }
+
+    /// Steps 1-5 of §3.3 for a ref of a call that did not fail.
+    fn check(&mut self, r: &EvidenceRef) -> Checked {
+        if r.text.trim().is_empty() {
+            return RefOutcome::EmptyText.into();
+        }
+        let (inv, policy) = (self.inv, self.policy);
+        let document = self.document.get_or_insert_with(|| load_document(inv, policy));
+        let (doc, twin) = match document {
+            Document::Unavailable => {
+                let in_preview = inv
+                    .output_preview
+                    .as_deref()
+                    .map(|p| Needle::new(&r.text).rung_in_text(p, policy.max_rung).is_some());
+                return Checked { outcome: RefOutcome::RawOutputUnavailable, hit: None, in_preview };
+            }
+            Document::OverLimit => return RefOutcome::LimitExceeded.into(),
+            Document::Ready { doc, twin } => (doc.get(), twin),
+        };
+        let path_text = r.raw_path.trim();
+        let max_path = policy.limits.max_path_chars;
+        if path_text.len() > max_path && path_text.chars().count() > max_path {
+            return RefOutcome::LimitExceeded.into();
+        }
+        let compiled = self.cache.get(path_text);
+        let Ok(path) = compiled.as_ref() else {
+            return RefOutcome::InvalidPath.into();
+        };
+        if path.needs_value() && twin.is_none() {
+            *twin = Some(to_serde_value(doc.root()));
+        }
+        let selected = path.select(doc.root(), twin.as_ref());
+        if selected.is_empty() {
+            return RefOutcome::PathNotFound.into();
+        }
+        if selected.len() > policy.limits.max_nodes {
+            return RefOutcome::LimitExceeded.into();
+        }
+        match Needle::new(&r.text).find(&selected, policy.max_rung) {
+            Some(hit) => Checked { outcome: RefOutcome::Verified, hit: Some(hit), in_preview: None },
+            None => RefOutcome::TextNotFound.into(),
+        }
+    }
+}
