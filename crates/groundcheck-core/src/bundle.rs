@@ -61,8 +61,9 @@ pub const INVOCATION_KEYS: [&str; 21] = [
 impl Bundle {
     /// Parses a bundle file's text.
     pub fn parse(text: &str) -> Result<Bundle, BundleError> {
-        let doc = Json::parse(text)
-            .map_err(|e| BundleError::new(format!("line {}, column {}", e.line, e.column), e.kind.to_string()))?;
+        let doc = Json::parse(text).map_err(|e| {
+            BundleError::new(format!("line {}, column {}", e.line, e.column), e.kind.to_string())
+        })?;
         let Node::Object(members) = doc.root() else {
             return Err(BundleError::new("$", "a bundle must be a JSON object"));
         };
@@ -144,8 +145,8 @@ fn invocation(node: &Node, place: &str) -> Result<Invocation, BundleError> {
         inv.raw_output = Some(RawOutput::Text(text));
     }
     inv.id = id.ok_or_else(|| BundleError::new(format!("{place}.id"), "required integer is missing"))?;
-    inv.tool_name =
-        tool_name.ok_or_else(|| BundleError::new(format!("{place}.tool_name"), "required string is missing"))?;
+    inv.tool_name = tool_name
+        .ok_or_else(|| BundleError::new(format!("{place}.tool_name"), "required string is missing"))?;
     Ok(inv)
 }
 
@@ -208,7 +209,8 @@ mod tests {
                 {"id":3,"tool_name":"t","run_id":"other"}]}"#,
         )
         .unwrap();
-        let ids: Vec<_> = b.invocations.iter().map(|i| (i.run_id.as_deref(), i.session_id.as_deref())).collect();
+        let ids: Vec<_> =
+            b.invocations.iter().map(|i| (i.run_id.as_deref(), i.session_id.as_deref())).collect();
         assert_eq!(ids, [(Some("r"), Some("s")), (Some("r"), Some("own")), (Some("other"), Some("s"))]);
     }
 
@@ -229,20 +231,50 @@ mod tests {
     fn problems_name_their_place() {
         assert_eq!(err("{\n\"invocations\": [}"), "line 2, column 17: unexpected character '}'");
         assert_eq!(err("[]"), "$: a bundle must be a JSON object");
-        assert_eq!(err(r#"{"invocations":[],"extra":1}"#), "$.extra: unknown key (a bundle has only run_id, session_id and invocations)");
+        assert_eq!(
+            err(r#"{"invocations":[],"extra":1}"#),
+            "$.extra: unknown key (a bundle has only run_id, session_id and invocations)"
+        );
         assert_eq!(err(r#"{"run_id":"r"}"#), "$.invocations: required array is missing");
         assert_eq!(
             err(r#"{"invocations":[{"id":1,"tool_name":"t","raw_ouput":{}}]}"#),
             "$.invocations[0].raw_ouput: unknown key (expected a tool_invocation column, raw_output or raw_output_text)"
         );
-        assert_eq!(err(r#"{"invocations":[{"tool_name":"t"}]}"#), "$.invocations[0].id: required integer is missing");
-        assert_eq!(err(r#"{"invocations":[{"id":"1","tool_name":"t"}]}"#), "$.invocations[0].id: must be an integer within BIGINT (i64) or null");
-        assert_eq!(err(r#"{"invocations":[{"id":9223372036854775808,"tool_name":"t"}]}"#), "$.invocations[0].id: 9223372036854775808 is not an integer within BIGINT (i64)");
-        assert_eq!(err(r#"{"invocations":[{"id":1.0,"tool_name":"t"}]}"#), "$.invocations[0].id: 1.0 is not an integer within BIGINT (i64)");
-        assert_eq!(err(r#"{"invocations":[{"id":1}]}"#), "$.invocations[0].tool_name: required string is missing");
-        assert_eq!(err(r#"{"invocations":[{"id":1,"tool_name":"t","output_length":3000000000}]}"#), "$.invocations[0].output_length: 3000000000 is not an integer within INT (i32)");
-        assert_eq!(err(r#"{"invocations":[{"id":1,"tool_name":"t","is_truncated":"no"}]}"#), "$.invocations[0].is_truncated: must be true, false or null");
-        assert_eq!(err(r#"{"invocations":[{"id":1,"tool_name":"t","raw_output":1,"raw_output_text":"1"}]}"#), "$.invocations[0]: raw_output and raw_output_text are both given; keep one");
-        assert_eq!(err(r#"{"invocations":[{"id":1,"tool_name":"t","raw_output":["\ud800"]}]}"#), "line 1, column 56: lone surrogate escape");
+        assert_eq!(
+            err(r#"{"invocations":[{"tool_name":"t"}]}"#),
+            "$.invocations[0].id: required integer is missing"
+        );
+        assert_eq!(
+            err(r#"{"invocations":[{"id":"1","tool_name":"t"}]}"#),
+            "$.invocations[0].id: must be an integer within BIGINT (i64) or null"
+        );
+        assert_eq!(
+            err(r#"{"invocations":[{"id":9223372036854775808,"tool_name":"t"}]}"#),
+            "$.invocations[0].id: 9223372036854775808 is not an integer within BIGINT (i64)"
+        );
+        assert_eq!(
+            err(r#"{"invocations":[{"id":1.0,"tool_name":"t"}]}"#),
+            "$.invocations[0].id: 1.0 is not an integer within BIGINT (i64)"
+        );
+        assert_eq!(
+            err(r#"{"invocations":[{"id":1}]}"#),
+            "$.invocations[0].tool_name: required string is missing"
+        );
+        assert_eq!(
+            err(r#"{"invocations":[{"id":1,"tool_name":"t","output_length":3000000000}]}"#),
+            "$.invocations[0].output_length: 3000000000 is not an integer within INT (i32)"
+        );
+        assert_eq!(
+            err(r#"{"invocations":[{"id":1,"tool_name":"t","is_truncated":"no"}]}"#),
+            "$.invocations[0].is_truncated: must be true, false or null"
+        );
+        assert_eq!(
+            err(r#"{"invocations":[{"id":1,"tool_name":"t","raw_output":1,"raw_output_text":"1"}]}"#),
+            "$.invocations[0]: raw_output and raw_output_text are both given; keep one"
+        );
+        assert_eq!(
+            err(r#"{"invocations":[{"id":1,"tool_name":"t","raw_output":["\ud800"]}]}"#),
+            "line 1, column 56: lone surrogate escape"
+        );
     }
 }

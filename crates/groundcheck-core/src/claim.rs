@@ -161,7 +161,15 @@ mod tests {
 
     #[test]
     fn refs_past_the_limit_are_unread() {
-        let c = read_claim(Some(&Json::parse(r#"{"evidence_refs":[{"raw_path":"$.no_evidence"},{"raw_path":"$.no_evidence"}]}"#).unwrap()), 1);
+        let c = read_claim(
+            Some(
+                &Json::parse(
+                    r#"{"evidence_refs":[{"raw_path":"$.no_evidence"},{"raw_path":"$.no_evidence"}]}"#,
+                )
+                .unwrap(),
+            ),
+            1,
+        );
         let refs = c.refs.unwrap();
         assert!(refs[0].is_marker());
         assert!(matches!(refs[1], ClaimedRef::Unread { .. }));

@@ -49,12 +49,8 @@ pub(crate) struct Needle<'t> {
 impl<'t> Needle<'t> {
     pub(crate) fn new(text: &'t str) -> Needle<'t> {
         let normalized = normalize(text);
-        let pieces: Vec<String> = normalized
-            .split("...")
-            .map(str::trim)
-            .filter(|p| !p.is_empty())
-            .map(str::to_string)
-            .collect();
+        let pieces: Vec<String> =
+            normalized.split("...").map(str::trim).filter(|p| !p.is_empty()).map(str::to_string).collect();
         let pieces = (normalized.contains("...") && pieces.len() >= 2).then_some(pieces);
         Needle { exact: Finder::new(text.as_bytes()), normalized, pieces }
     }
@@ -151,11 +147,13 @@ fn first_leaf(selected: &[(String, &Node)], mut test: impl FnMut(&str, usize) ->
             match node {
                 Node::Array(items) => {
                     let depth = steps.len();
-                    stack.extend(items.iter().enumerate().rev().map(|(i, n)| (n, depth, Some(Step::Index(i)))));
+                    stack.extend(
+                        items.iter().enumerate().rev().map(|(i, n)| (n, depth, Some(Step::Index(i)))),
+                    );
                 }
                 Node::Object(members) => {
                     let depth = steps.len();
-                    stack.extend(members.iter().rev().map(|(k, n)| (n, depth, Some(Step::Name(&**k)))));
+                    stack.extend(members.iter().rev().map(|(k, n)| (n, depth, Some(Step::Name(k)))));
                 }
                 leaf => {
                     let text = leaf.leaf_text().unwrap_or_default();
@@ -192,13 +190,19 @@ mod tests {
     #[test]
     fn exact_rung_on_every_leaf_before_normalized() {
         let doc = r#"[{"m":"Connection Refused"},{"m":"connection refused"}]"#;
-        assert_eq!(find("$[*]", doc, "connection refused", Rung::Elided), Some((Rung::Exact, "$[1]['m']".into())));
+        assert_eq!(
+            find("$[*]", doc, "connection refused", Rung::Elided),
+            Some((Rung::Exact, "$[1]['m']".into()))
+        );
     }
 
     #[test]
     fn normalized_rung() {
         let doc = r#"{"m":"Dial TCP:   Connection\nRefused"}"#;
-        assert_eq!(find("$", doc, "connection refused", Rung::Elided), Some((Rung::Normalized, "$['m']".into())));
+        assert_eq!(
+            find("$", doc, "connection refused", Rung::Elided),
+            Some((Rung::Normalized, "$['m']".into()))
+        );
         assert_eq!(find("$", doc, "connection refused", Rung::Exact), None);
     }
 
@@ -209,7 +213,11 @@ mod tests {
         assert_eq!(find("$", doc, "dial tcp ... refused", Rung::Normalized), None);
         assert_eq!(find("$", doc, "refused ... dial", Rung::Elided), None);
         assert_eq!(find("$", doc, "dial tcp ... timeout", Rung::Elided), None, "pieces must share a leaf");
-        assert_eq!(find("$", doc, "dial tcp 10.0.0.7...", Rung::Elided), None, "a lone trailing ... does not elide");
+        assert_eq!(
+            find("$", doc, "dial tcp 10.0.0.7...", Rung::Elided),
+            None,
+            "a lone trailing ... does not elide"
+        );
     }
 
     #[test]

@@ -16,7 +16,8 @@ use crate::json::{to_serde_value, Node};
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("invalid path at character {position}: {message}")]
 pub struct PathError {
-    /// 0-based character offset of the offending character in the path.
+    /// 1-based character position of the offending character in the path (one past the
+    /// end when the path stops too early).
     pub position: usize,
     /// What is wrong there.
     pub message: String,
@@ -41,10 +42,7 @@ impl EvidencePath {
     pub fn parse(path: &str) -> Result<EvidencePath, PathError> {
         match JsonPath::parse(path) {
             Ok(p) => Ok(EvidencePath { kind: PathKind::JsonPath(p) }),
-            Err(err) if !path.starts_with('/') => Err(PathError {
-                position: path.char_indices().take_while(|&(i, _)| i < err.position()).count(),
-                message: err.message().to_string(),
-            }),
+            Err(err) if !path.starts_with('/') => Err(jsonpath_error(path, err.position(), err.message())),
             Err(_) => parse_pointer(path).map(|tokens| EvidencePath { kind: PathKind::Pointer(tokens) }),
         }
     }
@@ -70,10 +68,8 @@ impl EvidencePath {
                     }
                 };
                 let located = path.query_located(twin);
-                let wanted: Vec<(&Value, String)> = located
-                    .iter()
-                    .map(|n| (n.node(), format_elements(n.location().iter())))
-                    .collect();
+                let wanted: Vec<(&Value, String)> =
+                    located.iter().map(|n| (n.node(), format_elements(n.location().iter()))).collect();
                 let nodes = map_to_nodes(twin, root, wanted.iter().map(|(v, _)| *v));
                 wanted.into_iter().zip(nodes).map(|((_, path), node)| (path, node)).collect()
             }
@@ -81,9 +77,23 @@ impl EvidencePath {
     }
 }
 
+/// Turns serde_json_path's byte offset into a character position, and its catch-all
+/// "parser error" into a message that names the offending character.
+fn jsonpath_error(path: &str, byte_offset: usize, message: &str) -> PathError {
+    let position = path.char_indices().take_while(|&(i, _)| i < byte_offset).count() + 1;
+    let offending = path.get(byte_offset..).and_then(|rest| rest.chars().next());
+    let message = match (message, offending) {
+        (_, _) if !path.starts_with('$') => "a JSONPath starts with `$`, a JSON Pointer with `/`".to_string(),
+        ("parser error", Some(c)) => format!("unexpected character {c:?}"),
+        ("parser error", None) => "unexpected end of path".to_string(),
+        (message, _) => message.to_string(),
+    };
+    PathError { position, message }
+}
+
 fn parse_pointer(path: &str) -> Result<Vec<String>, PathError> {
     let mut tokens = Vec::new();
-    let mut position = 1;
+    let mut position = 2;
     for raw in path[1..].split('/') {
         let mut token = String::with_capacity(raw.len());
         let mut chars = raw.chars();
@@ -229,14 +239,23 @@ mod tests {
         assert_eq!(paths("/t~0", r#"{"t~":1}"#), ["$['t~']"]);
         assert!(paths("/a/01", r#"{"a":[1,2]}"#).is_empty());
         assert!(paths("/a/-", r#"{"a":[1,2]}"#).is_empty());
-        assert_eq!(EvidencePath::parse("/a~2").unwrap_err().position, 2);
+        assert_eq!(EvidencePath::parse("/a~2").unwrap_err().position, 3);
     }
 
     #[test]
     fn jsonpath_errors_point_at_a_character() {
         let err = EvidencePath::parse("$.logs[0").unwrap_err();
-        assert!(err.position > 0, "{err}");
-        assert!(EvidencePath::parse("logs[0]").is_err());
+        assert_eq!(
+            err.to_string(),
+            "invalid path at character 9: in long-hand segment, expected closing ']'"
+        );
+        let err = EvidencePath::parse("$.日志 x").unwrap_err();
+        assert_eq!(err.to_string(), "invalid path at character 5: unexpected character ' '");
+        let err = EvidencePath::parse("logs[0]").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid path at character 1: a JSONPath starts with `$`, a JSON Pointer with `/`"
+        );
     }
 
     #[test]

@@ -13,7 +13,9 @@ use crate::json::{parse_with_depth_limit, to_serde_value, Json, JsonErrorKind};
 use crate::ladder::Needle;
 use crate::path::{EvidencePath, PathError};
 use crate::policy::{Policy, Require};
-use crate::report::{Reason, RefOutcome, RefReport, Report, RunReport, Source, Status, Summary, Verdict, Warning};
+use crate::report::{
+    Reason, RefOutcome, RefReport, Report, RunReport, Source, Status, Summary, Verdict, Warning,
+};
 use crate::run::Run;
 
 /// Verifies one invocation. Never panics; every input gets a verdict.
@@ -223,7 +225,15 @@ impl<'a> Checker<'a> {
         };
         let (raw_path, text) = claimed.echo();
         let (rung, matched_path) = checked.hit.unzip();
-        RefReport { index, raw_path, text, outcome: checked.outcome, rung, matched_path, in_preview: checked.in_preview }
+        RefReport {
+            index,
+            raw_path,
+            text,
+            outcome: checked.outcome,
+            rung,
+            matched_path,
+            in_preview: checked.in_preview,
+        }
     }
 
     fn text_over_limit(&self, text: &str) -> bool {

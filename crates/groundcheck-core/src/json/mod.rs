@@ -11,8 +11,8 @@ mod parse;
 mod value;
 mod write;
 
-pub use parse::{JsonError, JsonErrorKind};
 pub(crate) use parse::parse_with_depth_limit;
+pub use parse::{JsonError, JsonErrorKind};
 pub(crate) use value::{clone_flat, to_serde_value};
 
 /// One JSON value; the private building block of [`Json`].

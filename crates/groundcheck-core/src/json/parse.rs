@@ -338,7 +338,8 @@ impl Parser<'_> {
                     _ => high,
                 };
                 // Every value outside the surrogate range is a scalar value.
-                char::from_u32(ch).ok_or_else(|| JsonError::at(self.text, at, JsonErrorKind::LoneSurrogate))?
+                char::from_u32(ch)
+                    .ok_or_else(|| JsonError::at(self.text, at, JsonErrorKind::LoneSurrogate))?
             }
             _ => return Err(JsonError::at(self.text, at, JsonErrorKind::InvalidEscape)),
         };
@@ -348,9 +349,8 @@ impl Parser<'_> {
 
     fn hex4(&mut self, escape_at: usize) -> Result<u32, JsonError> {
         let digits = self.bytes.get(self.pos..self.pos + 4);
-        let value = digits.and_then(|d| {
-            d.iter().try_fold(0u32, |acc, &b| (b as char).to_digit(16).map(|v| acc * 16 + v))
-        });
+        let value = digits
+            .and_then(|d| d.iter().try_fold(0u32, |acc, &b| (b as char).to_digit(16).map(|v| acc * 16 + v)));
         match value {
             Some(v) => {
                 self.pos += 4;
@@ -423,7 +423,10 @@ mod tests {
     #[test]
     fn accepts_pairs_and_noncharacters() {
         let doc = Json::parse(r#"["\ud83d\ude00", "\uffff"]"#).unwrap();
-        assert_eq!(doc.root(), &Node::Array(vec![Node::String("😀".into()), Node::String("\u{ffff}".into())]));
+        assert_eq!(
+            doc.root(),
+            &Node::Array(vec![Node::String("😀".into()), Node::String("\u{ffff}".into())])
+        );
     }
 
     #[test]
@@ -446,7 +449,10 @@ mod tests {
         let deep_then_broken = format!("{}x", "[".repeat(5));
         assert_eq!(parse_with_depth_limit(&deep_then_broken, 3).unwrap_err().kind, JsonErrorKind::TooDeep(3));
         let broken_then_deep = format!("[x{}", "[".repeat(5));
-        assert!(matches!(parse_with_depth_limit(&broken_then_deep, 3).unwrap_err().kind, JsonErrorKind::Unexpected(_)));
+        assert!(matches!(
+            parse_with_depth_limit(&broken_then_deep, 3).unwrap_err().kind,
+            JsonErrorKind::Unexpected(_)
+        ));
     }
 
     #[test]

@@ -145,7 +145,8 @@ mod tests {
 
     #[test]
     fn twin_keeps_structure_order_and_saturates_huge_numbers() {
-        let doc = Json::parse(r#"{"z":[1,2.5,{"y":null}],"a":"x","n":1e400,"m":-1e400,"b":true,"e":[]}"#).unwrap();
+        let doc =
+            Json::parse(r#"{"z":[1,2.5,{"y":null}],"a":"x","n":1e400,"m":-1e400,"b":true,"e":[]}"#).unwrap();
         let v = to_serde_value(doc.root());
         let keys: Vec<_> = v.as_object().unwrap().keys().cloned().collect();
         assert_eq!(keys, ["z", "a", "n", "m", "b", "e"]);

@@ -1,0 +1,27 @@
+//! What ends a command early: one line for a person, and the exit code (SPEC §5).
+
+use std::path::Path;
+
+/// A command that cannot finish: printed as one stderr line.
+#[derive(Debug)]
+pub struct Failure {
+    pub message: String,
+    pub code: u8,
+}
+
+impl Failure {
+    /// Bad usage or input: exit code 2.
+    pub fn input(message: impl Into<String>) -> Failure {
+        Failure { message: message.into(), code: 2 }
+    }
+
+    /// A file that cannot be read, named with the reason.
+    pub fn io(path: &Path, err: &std::io::Error) -> Failure {
+        let reason = match err.kind() {
+            std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
+            std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+            _ => err.to_string(),
+        };
+        Failure::input(format!("{}: {reason}", crate::load::display(path)))
+    }
+}
