@@ -9,7 +9,7 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use clap::Parser;
-use groundcheck_core::{resolve, verify_runs, Json, Report, Status};
+use groundcheck_core::{resolve, verify_runs, Json, Report, ResolveError, Status};
 
 use crate::args::{Cli, Command, FailOn, Format};
 use crate::failure::Failure;
@@ -71,7 +71,10 @@ fn fail_on_met(report: &Report, fail_on: FailOn) -> bool {
 fn resolve_command(path: &str, file: &std::path::Path, out: &mut Vec<u8>) -> Result<u8, Failure> {
     let text = load::read_text(file)?;
     let doc = Json::parse(&text).map_err(|e| Failure::input(format!("{}: {e}", load::display(file))))?;
-    let nodes = resolve(path, &doc).map_err(|e| Failure::input(format!("--path {path:?}: {e}")))?;
+    let nodes = resolve(path, &doc).map_err(|e| match e {
+        ResolveError::Path(e) => Failure::input(format!("--path {path:?}: {e}")),
+        too_deep => Failure::input(format!("{}: {too_deep}", load::display(file))),
+    })?;
     let mut text = String::from("[");
     for (i, node) in nodes.iter().enumerate() {
         let sep = if i + 1 < nodes.len() { "," } else { "" };

@@ -244,3 +244,35 @@ fn every_command_has_help_with_an_example() {
     assert_eq!(run(["verify"]).code, 2, "a missing PATH is bad usage");
     assert_eq!(run(["verify", "--match", "fuzzy", "x"]).code, 2);
 }
+
+/// Regression: a 10,000-deep output is an ordinary input (SPEC §6). `verify` gives its refs
+/// `limit_exceeded`; `resolve` refuses JSONPath on it with one line but follows a JSON Pointer.
+#[test]
+fn ten_thousand_deep_documents_neither_crash_verify_nor_resolve() {
+    let dir = temp_dir();
+    let deep = format!("{}\"bottom\"{}", "[".repeat(10_000), "]".repeat(10_000));
+    let bundle = format!(
+        r#"{{"run_id":"deep","invocations":[{{"id":1,"tool_name":"t","raw_output":{deep},
+            "retrieval_details":{{"evidence_refs":[{{"raw_path":"$..*","text":"bottom"}}]}}}}]}}"#
+    );
+    let file = write(dir.path(), "deep.json", bundle);
+    let out = run(["verify".as_ref(), "--format".as_ref(), "jsonl".as_ref(), file.as_os_str()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains(r#""outcome":"limit_exceeded""#), "{}", out.stdout);
+
+    let doc = write(dir.path(), "deep-doc.json", &deep);
+    let out = run(["resolve".as_ref(), "--path".as_ref(), "$..*".as_ref(), doc.as_os_str()]);
+    assert_eq!(out.code, 2);
+    assert_eq!(
+        out.stderr,
+        format!("{}: the document is nested 10000 deep; JSONPath queries run on documents up to 1000 deep (JSON Pointers run at any depth)\n", doc.display())
+    );
+    let pointer = "/0".repeat(9_999);
+    let out = run(["resolve".as_ref(), "--path".as_ref(), pointer.as_ref(), doc.as_os_str()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.ends_with("\"value\": [\"bottom\"]}\n]\n"),
+        "{}",
+        &out.stdout[out.stdout.len() - 60..]
+    );
+}

@@ -72,7 +72,11 @@ fn row(v: &Verdict) -> [String; 6] {
 }
 
 fn ref_line(r: &RefReport) -> String {
-    let path = r.raw_path.as_deref().map_or("(no raw_path)".to_string(), |p| clip(p, TEXT_WIDTH));
+    // Paths are echoed as given, so they may hold line breaks; escape them like texts.
+    let path = r
+        .raw_path
+        .as_deref()
+        .map_or("(no raw_path)".to_string(), |p| clip(&p.escape_debug().to_string(), TEXT_WIDTH));
     let text = r.text.as_deref().map_or("(no text)".to_string(), |t| format!("{:?}", clip(t, TEXT_WIDTH)));
     let hint = match r.in_preview {
         Some(true) => " (found in the preview)",

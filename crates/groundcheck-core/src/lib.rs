@@ -62,6 +62,6 @@ pub use crate::policy::{Limits, Policy, Require};
 pub use crate::report::{
     Reason, RefOutcome, RefReport, Report, RunReport, Source, Status, Summary, Verdict, Warning, SCHEMA,
 };
-pub use crate::resolve::{resolve, ResolvedNode};
+pub use crate::resolve::{resolve, ResolveError, ResolvedNode};
 pub use crate::run::{DuplicateId, Run, RunSet};
 pub use crate::verify::{verify_invocation, verify_run, verify_runs};

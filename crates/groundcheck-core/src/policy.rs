@@ -29,7 +29,8 @@ impl Require {
 pub struct Limits {
     /// Raw output text size in bytes (`raw_output_text`, a complete preview, a database column).
     pub max_output_bytes: usize,
-    /// JSON nesting depth of the raw document; the root is depth 1.
+    /// JSON nesting depth of the raw document; the root is depth 1. Whatever this is set to,
+    /// JSONPath queries never run on documents deeper than [`Limits::QUERY_DEPTH_CEILING`].
     pub max_depth: usize,
     /// Length of a ref's `text`, in characters (Unicode scalar values).
     pub max_text_chars: usize,
@@ -39,6 +40,16 @@ pub struct Limits {
     pub max_nodes: usize,
     /// Refs read per invocation; later ones are echoed with `limit_exceeded`.
     pub max_refs: usize,
+}
+
+impl Limits {
+    /// The deepest document a JSONPath query runs on, whatever `max_depth` says.
+    ///
+    /// serde_json_path evaluates `..` and filters recursively, one stack frame chain per
+    /// nesting level; measured on a 2 MiB thread (rayon's default) it overflows between 2,000
+    /// and 4,000 levels in debug builds. Deeper documents give `limit_exceeded` for JSONPath
+    /// refs; JSON Pointer refs, evaluated without recursion, still run.
+    pub const QUERY_DEPTH_CEILING: usize = 1_000;
 }
 
 impl Default for Limits {

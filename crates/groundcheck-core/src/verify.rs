@@ -12,7 +12,7 @@ use crate::invocation::{Invocation, RawOutput};
 use crate::json::{parse_with_depth_limit, to_serde_value, Json, JsonErrorKind};
 use crate::ladder::Needle;
 use crate::path::{EvidencePath, PathError};
-use crate::policy::{Policy, Require};
+use crate::policy::{Limits, Policy, Require};
 use crate::report::{
     Reason, RefOutcome, RefReport, Report, RunReport, Source, Status, Summary, Verdict, Warning,
 };
@@ -268,6 +268,9 @@ impl<'a> Checker<'a> {
         let Ok(path) = compiled.as_ref() else {
             return RefOutcome::InvalidPath.into();
         };
+        if path.needs_value() && doc.depth() > Limits::QUERY_DEPTH_CEILING {
+            return RefOutcome::LimitExceeded.into();
+        }
         if path.needs_value() && twin.is_none() {
             *twin = Some(to_serde_value(doc.root()));
         }
