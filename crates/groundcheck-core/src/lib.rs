@@ -65,3 +65,26 @@ pub use crate::report::{
 pub use crate::resolve::{resolve, ResolveError, ResolvedNode};
 pub use crate::run::{DuplicateId, Run, RunSet};
 pub use crate::verify::{verify_invocation, verify_run, verify_runs};
+
+#[cfg(test)]
+mod tests {
+    /// Errors cross threads (rayon, async callers) and live in `anyhow`-style boxes.
+    #[test]
+    fn errors_are_send_sync_and_static() {
+        fn check<E: std::error::Error + Send + Sync + 'static>() {}
+        check::<crate::JsonError>();
+        check::<crate::PathError>();
+        check::<crate::BundleError>();
+        check::<crate::ResolveError>();
+        check::<crate::DuplicateId>();
+    }
+
+    /// The Verifier shares one policy and its invocations across threads.
+    #[test]
+    fn inputs_and_reports_are_send_and_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<crate::Invocation>();
+        check::<crate::Policy>();
+        check::<crate::Report>();
+    }
+}
