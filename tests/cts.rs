@@ -6,6 +6,7 @@
 //! to the checkout, or wherever `GROUNDCHECK_CTS` points. Without it the tests say so on stderr
 //! and pass, except under CI (`CI=true`), where a missing suite is an error.
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use groundcheck_core::{resolve, Json};
@@ -34,7 +35,10 @@ fn load_suite() -> Option<Vec<Value>> {
                     path.display()
                 );
             }
-            eprintln!(
+            // Straight to the stderr handle: libtest captures `eprintln!` of passing tests, and
+            // a skip nobody sees is a silent skip.
+            let _ = writeln!(
+                std::io::stderr(),
                 "skipping the JSONPath Compliance Test Suite: {} not found; \
                  set GROUNDCHECK_CTS or place shared/ beside the checkout",
                 path.display()
