@@ -59,6 +59,100 @@ pub enum Command {
         #[arg(value_name = "FILE", default_value = "-")]
         file: PathBuf,
     },
+    /// Verify runs read from the database and print a report, like `verify`.
+    ///
+    /// Each run is read in one query on the (run_id, id) index. Rows without a run_id are
+    /// verified by session with --session. With --write, verdicts are stored in
+    /// evidence_verification under the policy (re-running updates them, never duplicates).
+    #[command(after_help = "Examples:\n  \
+        groundcheck run run-20261130-order-5xx\n  \
+        groundcheck run --database mysql://reader:***@db:3306/agent --format json run-001 run-002\n  \
+        groundcheck run --session sess-4d1f8a20 --write --fail-on unsupported")]
+    Run {
+        #[command(flatten)]
+        database: DatabaseArgs,
+        #[command(flatten)]
+        policy: PolicyArgs,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+        /// Exit with code 1 when this is found in any run.
+        #[arg(long, value_enum, default_value_t = FailOn::Never)]
+        fail_on: FailOn,
+        /// Store the verdicts in evidence_verification.
+        #[arg(long)]
+        write: bool,
+        /// Also verify the rows of this session that have no run_id (repeatable).
+        #[arg(long = "session", value_name = "SESSION_ID")]
+        sessions: Vec<String>,
+        /// Runs to verify, reported in this order (sessions follow).
+        #[arg(value_name = "RUN_ID", required_unless_present = "sessions")]
+        runs: Vec<String>,
+    },
+    /// Import bundle files into the database.
+    ///
+    /// Bundle ids become tool_invocation ids. Everything is checked before anything is
+    /// written: an id repeated in the input, or already in the database with different
+    /// content, refuses the whole command (exit 2). Rows already present with the same content
+    /// are skipped, so importing a file twice changes nothing. One transaction per file.
+    #[command(after_help = "Examples:\n  \
+        groundcheck import fixtures/\n  \
+        groundcheck import --database postgres://gc:***@127.0.0.1/agent run-001.json")]
+    Import {
+        #[command(flatten)]
+        database: DatabaseArgs,
+        /// Bundle files, or folders whose *.json files are read in name order.
+        #[arg(required = true, value_name = "PATH")]
+        paths: Vec<PathBuf>,
+    },
+    /// Write runs from the database as bundle files that `verify` accepts.
+    ///
+    /// One file per run, DIR/<run_id>.json (characters other than letters, digits, `.`, `_`
+    /// and `-` become `_`); an existing file is replaced. Raw outputs are written as
+    /// raw_output_text, exactly as stored.
+    #[command(after_help = "Examples:\n  \
+        groundcheck export run-20261130-order-5xx --out fixtures/\n  \
+        groundcheck export --session sess-4d1f8a20 --out /tmp/snapshots")]
+    Export {
+        #[command(flatten)]
+        database: DatabaseArgs,
+        /// The folder to write into (created if missing).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// Also export the rows of this session that have no run_id, as session-<id>.json.
+        #[arg(long = "session", value_name = "SESSION_ID")]
+        sessions: Vec<String>,
+        /// Runs to export.
+        #[arg(value_name = "RUN_ID", required_unless_present = "sessions")]
+        runs: Vec<String>,
+    },
+    /// Create or update groundcheck's tables in the database (idempotent).
+    ///
+    /// tool_invocation exactly as the seed defines it (created only if missing), plus
+    /// tool_invocation_output and evidence_verification. SQLite databases are migrated
+    /// automatically on first use; servers are migrated only by this command.
+    #[command(after_help = "Examples:\n  \
+        groundcheck migrate\n  \
+        DATABASE_URL=mariadb://gc:***@127.0.0.1:3306/agent groundcheck migrate")]
+    Migrate {
+        #[command(flatten)]
+        database: DatabaseArgs,
+    },
+}
+
+/// Where the database is.
+#[derive(Debug, Clone, clap::Args)]
+pub struct DatabaseArgs {
+    /// Database URL: sqlite:, mysql:/mariadb: or postgres:. Defaults to $DATABASE_URL, else
+    /// the embedded sqlite://groundcheck.db.
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "DATABASE_URL",
+        hide_env_values = true,
+        default_value = "sqlite://groundcheck.db"
+    )]
+    pub database: String,
 }
 
 /// The verification policy flags shared by every verifying command.

@@ -24,7 +24,8 @@ pub fn load_runs(paths: &[PathBuf]) -> Result<Vec<Run>, Failure> {
     Ok(runs.into_runs())
 }
 
-fn bundle_files(path: &Path) -> Result<Vec<PathBuf>, Failure> {
+/// The bundle files a path names: itself, or a folder's `*.json` files in byte order of names.
+pub fn bundle_files(path: &Path) -> Result<Vec<PathBuf>, Failure> {
     let meta = std::fs::metadata(path).map_err(|e| Failure::io(path, &e))?;
     if !meta.is_dir() {
         return Ok(vec![path.to_path_buf()]);

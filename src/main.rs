@@ -1,27 +1,56 @@
-//! The `groundcheck` command: wires groundcheck-core to files, formats and exit codes.
+//! The `groundcheck` command: wires groundcheck-core and groundcheck-store to files, formats
+//! and exit codes.
 
 mod args;
+mod cmd;
+mod database;
 mod failure;
 mod load;
 mod output;
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::process::ExitCode;
 
-use clap::Parser;
-use groundcheck_core::{resolve, verify_runs, Json, Report, ResolveError, Status};
+use clap::{CommandFactory, FromArgMatches};
 
-use crate::args::{Cli, Command, FailOn, Format};
+use crate::args::{Cli, Command};
+use crate::cmd::run::{RunArgs, Selector};
 use crate::failure::Failure;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
+    // Only `run` and `export` take RUN_IDs and --session; their relative order matters.
+    let order = || matches.subcommand().map(|(_, m)| argument_order(m)).unwrap_or_default();
     let mut out = Vec::new();
     let result = match cli.command {
         Command::Verify { policy, format, fail_on, paths } => {
-            verify(&paths, &policy.policy(), format, fail_on, &mut out)
+            cmd::verify::verify(&paths, &policy.policy(), format, fail_on, &mut out)
         }
-        Command::Resolve { path, file } => resolve_command(&path, &file, &mut out),
+        Command::Resolve { path, file } => cmd::resolve::resolve(&path, &file, &mut out),
+        Command::Run { database, policy, format, fail_on, write, sessions, runs } => {
+            let selectors = selectors(&runs, &sessions, &order());
+            let args = RunArgs {
+                url: &database.database,
+                policy: policy.policy(),
+                format,
+                fail_on,
+                write,
+                selectors,
+            };
+            block_on(cmd::run::run(args, &mut out))
+        }
+        Command::Import { database, paths } => {
+            block_on(cmd::import::import(&database.database, &paths, &mut out))
+        }
+        Command::Export { database, out: dir, sessions, runs } => {
+            let selectors = selectors(&runs, &sessions, &order());
+            block_on(cmd::export::export(&database.database, &selectors, &dir, &mut out))
+        }
+        Command::Migrate { database } => block_on(cmd::migrate::migrate(&database.database, &mut out)),
     };
     // Output is written only once the command has succeeded: a failing command prints one
     // stderr line and nothing on stdout.
@@ -44,44 +73,40 @@ fn main() -> ExitCode {
     }
 }
 
-fn verify(
-    paths: &[std::path::PathBuf],
-    policy: &groundcheck_core::Policy,
-    format: Format,
-    fail_on: FailOn,
-    out: &mut Vec<u8>,
-) -> Result<u8, Failure> {
-    let runs = load::load_runs(paths)?;
-    let report = verify_runs(&runs, policy);
-    let color =
-        format == Format::Human && std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    output::write_report(&report, format, color, out).map_err(|e| Failure::input(e.to_string()))?;
-    Ok(u8::from(fail_on_met(&report, fail_on)))
+/// For each RUN_ID and `--session` value, in command-line order: whether it is a session.
+fn argument_order(matches: &clap::ArgMatches) -> Vec<bool> {
+    let indices =
+        |id: &str| -> Vec<usize> { matches.indices_of(id).map(Iterator::collect).unwrap_or_default() };
+    let mut all: Vec<(usize, bool)> = indices("runs").into_iter().map(|i| (i, false)).collect();
+    all.extend(indices("sessions").into_iter().map(|i| (i, true)));
+    all.sort_unstable();
+    all.into_iter().map(|(_, is_session)| is_session).collect()
 }
 
-fn fail_on_met(report: &Report, fail_on: FailOn) -> bool {
-    let verdicts = || report.runs.iter().flat_map(|r| &r.invocations);
-    match fail_on {
-        FailOn::Never => false,
-        FailOn::Unsupported => verdicts().any(|v| v.status == Status::Unsupported),
-        FailOn::ClaimMismatch => verdicts().any(|v| v.is_claim_mismatch()),
-    }
+/// Runs and sessions interleaved as they were given, so a report lists them in that order.
+fn selectors<'a>(runs: &'a [String], sessions: &'a [String], order: &[bool]) -> Vec<Selector<'a>> {
+    let (mut runs, mut sessions) = (runs.iter(), sessions.iter());
+    let mut selectors: Vec<Selector<'a>> = order
+        .iter()
+        .filter_map(|&is_session| {
+            if is_session {
+                sessions.next().map(|s| Selector::Session(s))
+            } else {
+                runs.next().map(|r| Selector::Run(r))
+            }
+        })
+        .collect();
+    selectors.extend(runs.map(|r| Selector::Run(r)));
+    selectors.extend(sessions.map(|s| Selector::Session(s)));
+    selectors
 }
 
-fn resolve_command(path: &str, file: &std::path::Path, out: &mut Vec<u8>) -> Result<u8, Failure> {
-    let text = load::read_text(file)?;
-    let doc = Json::parse(&text).map_err(|e| Failure::input(format!("{}: {e}", load::display(file))))?;
-    let nodes = resolve(path, &doc).map_err(|e| match e {
-        ResolveError::Path(e) => Failure::input(format!("--path {path:?}: {e}")),
-        too_deep => Failure::input(format!("{}: {too_deep}", load::display(file))),
-    })?;
-    let mut text = String::from("[");
-    for (i, node) in nodes.iter().enumerate() {
-        let sep = if i + 1 < nodes.len() { "," } else { "" };
-        let path = serde_json::to_string(&node.path).unwrap_or_default();
-        text.push_str(&format!("\n  {{\"path\": {path}, \"value\": {}}}{sep}", node.value));
+/// Database commands are async (sqlx); one current-thread runtime is all they need, since
+/// verification itself runs on rayon.
+fn block_on<F: std::future::Future<Output = Result<u8, Failure>>>(future: F) -> Result<u8, Failure> {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
+    match runtime {
+        Ok(runtime) => runtime.block_on(future),
+        Err(e) => Err(Failure::input(format!("groundcheck: cannot start the async runtime: {e}"))),
     }
-    text.push_str(if nodes.is_empty() { "]\n" } else { "\n]\n" });
-    out.extend_from_slice(text.as_bytes());
-    Ok(0)
 }

@@ -37,8 +37,17 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<std::ffi::OsStr>,
 {
+    run_in(&root(), args, env, stdin)
+}
+
+/// Runs `groundcheck ARGS...` in folder `dir` (where the default `groundcheck.db` lands).
+pub fn run_in<I, S>(dir: &Path, args: I, env: &[(&str, &str)], stdin: Option<&[u8]>) -> Outcome
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_groundcheck"));
-    cmd.args(args).current_dir(root()).env_remove("DATABASE_URL").env_remove("NO_COLOR");
+    cmd.args(args).current_dir(dir).env_remove("DATABASE_URL").env_remove("NO_COLOR");
     for (k, v) in env {
         cmd.env(k, v);
     }

@@ -7,7 +7,7 @@ use crate::harness::run;
 
 #[test]
 fn every_fixture_json_report() {
-    insta::glob!("../fixtures", "*.json", |path| {
+    insta::glob!("../fixtures", "**/*.json", |path| {
         let out = run(["verify".as_ref(), "--format".as_ref(), "json".as_ref(), path.as_os_str()]);
         assert_eq!(out.code, 0, "{}", out.stderr);
         insta::assert_snapshot!(out.stdout);

@@ -4,6 +4,8 @@
 
 mod cli;
 mod cts;
+mod engines;
 mod harness;
 mod rules;
 mod snapshots;
+mod store;

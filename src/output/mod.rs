@@ -2,15 +2,35 @@
 
 mod human;
 
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 
-use groundcheck_core::{Report, Verdict};
+use groundcheck_core::{Report, Status, Verdict};
 use serde::Serialize;
 
-use crate::args::Format;
+use crate::args::{FailOn, Format};
+use crate::failure::Failure;
 
-/// Writes `report` to `out` in `format`.
-pub fn write_report(report: &Report, format: Format, color: bool, out: &mut dyn Write) -> io::Result<()> {
+/// Writes `report` to `out` in `format`; `human` is coloured when stdout is a terminal and
+/// `NO_COLOR` is unset.
+pub fn write_report(report: &Report, format: Format, out: &mut Vec<u8>) -> Result<(), Failure> {
+    let color =
+        format == Format::Human && io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    write_format(report, format, color, out)
+        .map_err(|e| Failure::input(format!("cannot format the report: {e}")))
+}
+
+/// The exit code `--fail-on` asks for: 1 when its condition holds anywhere in the report.
+pub fn exit_code(report: &Report, fail_on: FailOn) -> u8 {
+    let verdicts = || report.runs.iter().flat_map(|r| &r.invocations);
+    let met = match fail_on {
+        FailOn::Never => false,
+        FailOn::Unsupported => verdicts().any(|v| v.status == Status::Unsupported),
+        FailOn::ClaimMismatch => verdicts().any(Verdict::is_claim_mismatch),
+    };
+    u8::from(met)
+}
+
+fn write_format(report: &Report, format: Format, color: bool, out: &mut dyn Write) -> io::Result<()> {
     match format {
         Format::Json => {
             serde_json::to_writer_pretty(&mut *out, report)?;

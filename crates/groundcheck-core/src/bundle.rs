@@ -4,7 +4,7 @@
 //! types and both raw-output keys at once are file errors, each pointing at its place.
 
 use crate::invocation::{Invocation, RawOutput};
-use crate::json::{clone_flat, Json, Node};
+use crate::json::{clone_flat, write_json_string, Json, Node};
 
 /// Why a bundle file was rejected: where, and what is wrong there.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -96,6 +96,107 @@ impl Bundle {
             bundle.invocations.push(inv);
         }
         Ok(bundle)
+    }
+}
+
+impl Bundle {
+    /// The bundle as a file: every column of every invocation on its own line (null when
+    /// absent), values compact, numbers in JSON columns exactly as written. [`Bundle::parse`]
+    /// reads it back to an equal bundle.
+    pub fn to_json_string(&self) -> String {
+        let mut out = String::from("{\n  \"run_id\": ");
+        opt_string(&mut out, self.run_id.as_deref());
+        out.push_str(",\n  \"session_id\": ");
+        opt_string(&mut out, self.session_id.as_deref());
+        out.push_str(",\n  \"invocations\": [");
+        for (i, inv) in self.invocations.iter().enumerate() {
+            out.push_str(if i == 0 { "\n    {" } else { ",\n    {" });
+            write_invocation(&mut out, inv);
+            out.push_str("\n    }");
+        }
+        out.push_str(if self.invocations.is_empty() { "]\n}\n" } else { "\n  ]\n}\n" });
+        out
+    }
+}
+
+fn write_invocation(out: &mut String, inv: &Invocation) {
+    let mut first = true;
+    let mut key = |out: &mut String, name: &str| {
+        out.push_str(if first { "\n      \"" } else { ",\n      \"" });
+        first = false;
+        out.push_str(name);
+        out.push_str("\": ");
+    };
+    let int = |out: &mut String, v: Option<i64>| match v {
+        Some(n) => out.push_str(&n.to_string()),
+        None => out.push_str("null"),
+    };
+    let boolean = |out: &mut String, v: Option<bool>| {
+        out.push_str(match v {
+            Some(true) => "true",
+            Some(false) => "false",
+            None => "null",
+        })
+    };
+    let json = |out: &mut String, v: Option<&Json>| match v {
+        Some(doc) => out.push_str(&doc.to_json_string()),
+        None => out.push_str("null"),
+    };
+    key(out, "id");
+    int(out, Some(inv.id));
+    key(out, "session_id");
+    opt_string(out, inv.session_id.as_deref());
+    key(out, "run_id");
+    opt_string(out, inv.run_id.as_deref());
+    key(out, "step_id");
+    int(out, inv.step_id);
+    key(out, "tool_name");
+    opt_string(out, Some(&inv.tool_name));
+    key(out, "input_params");
+    json(out, inv.input_params.as_ref());
+    key(out, "output_preview");
+    opt_string(out, inv.output_preview.as_deref());
+    key(out, "output_length");
+    int(out, inv.output_length);
+    key(out, "retrieval_layer");
+    opt_string(out, inv.retrieval_layer.as_deref());
+    key(out, "l0_match_count");
+    int(out, inv.l0_match_count);
+    key(out, "l1_match_count");
+    int(out, inv.l1_match_count);
+    key(out, "is_truncated");
+    boolean(out, inv.is_truncated);
+    key(out, "relevance_level");
+    opt_string(out, inv.relevance_level.as_deref());
+    key(out, "dedup_reason");
+    opt_string(out, inv.dedup_reason.as_deref());
+    key(out, "retrieval_details");
+    json(out, inv.retrieval_details.as_ref());
+    key(out, "duration_ms");
+    int(out, inv.duration_ms);
+    key(out, "success");
+    boolean(out, inv.success);
+    key(out, "error_message");
+    opt_string(out, inv.error_message.as_deref());
+    key(out, "created_at");
+    opt_string(out, inv.created_at.as_deref());
+    match &inv.raw_output {
+        Some(RawOutput::Json(doc)) => {
+            key(out, "raw_output");
+            json(out, Some(doc));
+        }
+        Some(RawOutput::Text(text)) => {
+            key(out, "raw_output_text");
+            opt_string(out, Some(text));
+        }
+        None => {}
+    }
+}
+
+fn opt_string(out: &mut String, s: Option<&str>) {
+    match s {
+        Some(s) => write_json_string(s, out),
+        None => out.push_str("null"),
     }
 }
 
@@ -225,6 +326,21 @@ mod tests {
         assert_eq!(b.invocations[0].raw_output, Some(RawOutput::Json(Json::parse(r#"{"v":1.50}"#).unwrap())));
         assert_eq!(b.invocations[1].raw_output, Some(RawOutput::Text("plain".into())));
         assert_eq!(b.invocations[2].raw_output, None);
+    }
+
+    #[test]
+    fn written_bundles_read_back_equal() {
+        let text = r#"{"run_id":"r","session_id":"s","invocations":[
+            {"id":1,"tool_name":"t","input_params":{"q":"up{job=\"x\"}","n":1.50},"retrieval_details":"{\"a\":1}",
+             "raw_output":{"v":[1e3,"引用"]},"is_truncated":false,"created_at":"2026-11-30T10:00:01Z"},
+            {"id":2,"tool_name":"t","run_id":"other","raw_output_text":"plain\ntext","output_length":-1}]}"#;
+        let bundle = Bundle::parse(text).unwrap();
+        let written = bundle.to_json_string();
+        assert_eq!(Bundle::parse(&written).unwrap(), bundle);
+        assert!(written.contains("\"n\":1.50"), "{written}");
+        assert!(written.contains("\n      \"raw_output_text\": \"plain\\ntext\""), "{written}");
+        let empty = Bundle::default().to_json_string();
+        assert_eq!(Bundle::parse(&empty).unwrap(), Bundle::default());
     }
 
     #[test]

@@ -152,4 +152,4 @@ pub(crate) fn drop_flat(node: Node) {
     }
 }
 
-pub(crate) use write::write_node;
+pub(crate) use write::{write_json_string, write_node};

@@ -51,7 +51,7 @@ pub(crate) fn write_node(root: &Node, out: &mut String) {
 }
 
 /// Appends `s` as a JSON string literal, escaping what RFC 8259 requires and nothing else.
-fn write_json_string(s: &str, out: &mut String) {
+pub(crate) fn write_json_string(s: &str, out: &mut String) {
     out.push('"');
     let mut start = 0;
     for (i, b) in s.bytes().enumerate() {

@@ -1,0 +1,133 @@
+//! The SQL of each engine. Every statement is a static, fully parameterised string.
+//!
+//! Reads return the same Rust types from every engine so that one decoder serves all three:
+//! text columns as bytes (PostgreSQL via `convert_to(…, 'UTF8')`), so text that is not UTF-8
+//! is seen, not rejected; integers as BIGINT; `created_at` as `YYYY-MM-DD HH:MM:SS.ffffff`.
+
+/// The statements groundcheck runs, in one engine's dialect.
+pub(crate) struct Dialect {
+    pub(crate) select_run: &'static str,
+    pub(crate) select_session: &'static str,
+    pub(crate) select_id: &'static str,
+    pub(crate) insert_invocation: &'static str,
+    pub(crate) insert_output: &'static str,
+    pub(crate) upsert_verdict: &'static str,
+    pub(crate) select_verdicts: &'static str,
+    pub(crate) select_run_ids: &'static str,
+}
+
+macro_rules! sqlite_select {
+    ($where:literal) => {
+        concat!(
+            "SELECT ",
+        // JSON and DATETIME are cast so values decode by their stored type, not the declared one.
+        "t.id, t.session_id, t.run_id, t.step_id, t.tool_name, CAST(t.input_params AS TEXT), t.output_preview, \
+         t.output_length, t.retrieval_layer, t.l0_match_count, t.l1_match_count, t.is_truncated, \
+         t.relevance_level, t.dedup_reason, CAST(t.retrieval_details AS TEXT), t.duration_ms, t.success, \
+         t.error_message, CAST(t.created_at AS TEXT), o.raw_output",
+            " FROM tool_invocation t LEFT JOIN tool_invocation_output o ON o.invocation_id = t.id WHERE ",
+            $where
+        )
+    };
+}
+
+macro_rules! mysql_select {
+    ($where:literal) => {
+        concat!(
+            "SELECT ",
+            "t.id, t.session_id, t.run_id, t.step_id, t.tool_name, t.input_params, t.output_preview, \
+         t.output_length, t.retrieval_layer, t.l0_match_count, t.l1_match_count, t.is_truncated, \
+         t.relevance_level, t.dedup_reason, t.retrieval_details, t.duration_ms, t.success, \
+         t.error_message, DATE_FORMAT(t.created_at, '%Y-%m-%d %H:%i:%s.%f'), o.raw_output",
+            " FROM tool_invocation t LEFT JOIN tool_invocation_output o ON o.invocation_id = t.id WHERE ",
+            $where
+        )
+    };
+}
+
+macro_rules! postgres_select {
+    ($where:literal) => {
+        concat!(
+            "SELECT ",
+        "t.id, convert_to(t.session_id, 'UTF8'), convert_to(t.run_id, 'UTF8'), t.step_id, \
+         convert_to(t.tool_name, 'UTF8'), convert_to(t.input_params::text, 'UTF8'), \
+         convert_to(t.output_preview, 'UTF8'), t.output_length::bigint, convert_to(t.retrieval_layer, 'UTF8'), \
+         t.l0_match_count::bigint, t.l1_match_count::bigint, t.is_truncated, \
+         convert_to(t.relevance_level, 'UTF8'), convert_to(t.dedup_reason, 'UTF8'), \
+         convert_to(t.retrieval_details::text, 'UTF8'), t.duration_ms::bigint, t.success, \
+         convert_to(t.error_message, 'UTF8'), \
+         convert_to(to_char(t.created_at, 'YYYY-MM-DD HH24:MI:SS.US'), 'UTF8'), convert_to(o.raw_output, 'UTF8')",
+            " FROM tool_invocation t LEFT JOIN tool_invocation_output o ON o.invocation_id = t.id WHERE ",
+            $where
+        )
+    };
+}
+
+pub(crate) const SQLITE: Dialect = Dialect {
+    select_run: sqlite_select!("t.run_id = ? ORDER BY t.id"),
+    select_session: sqlite_select!("t.run_id IS NULL AND t.session_id = ? ORDER BY t.id"),
+    select_id: sqlite_select!("t.id = ?"),
+    insert_invocation: "INSERT INTO tool_invocation (id, session_id, run_id, step_id, tool_name, input_params, \
+        output_preview, output_length, retrieval_layer, l0_match_count, l1_match_count, is_truncated, \
+        relevance_level, dedup_reason, retrieval_details, duration_ms, success, error_message, created_at) \
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    insert_output: "INSERT INTO tool_invocation_output (invocation_id, raw_output) VALUES (?, ?)",
+    upsert_verdict: "INSERT INTO evidence_verification (invocation_id, policy, run_id, status, reason, \
+        claimed_status, claim_agrees, source, refs, warnings, engine_version, verified_at) \
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
+        ON CONFLICT (invocation_id, policy) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, \
+        reason = excluded.reason, claimed_status = excluded.claimed_status, claim_agrees = excluded.claim_agrees, \
+        source = excluded.source, refs = excluded.refs, warnings = excluded.warnings, \
+        engine_version = excluded.engine_version, verified_at = excluded.verified_at",
+    select_verdicts: "SELECT v.invocation_id, v.run_id, t.tool_name, v.status, v.reason, v.claimed_status, \
+        v.claim_agrees, v.source, CAST(v.refs AS TEXT), CAST(v.warnings AS TEXT), v.engine_version \
+        FROM evidence_verification v JOIN tool_invocation t ON t.id = v.invocation_id \
+        WHERE v.policy = ? AND v.run_id = ? ORDER BY v.invocation_id",
+    select_run_ids: "SELECT DISTINCT run_id FROM tool_invocation WHERE run_id IS NOT NULL ORDER BY run_id",
+};
+
+pub(crate) const MYSQL: Dialect = Dialect {
+    select_run: mysql_select!("t.run_id = ? ORDER BY t.id"),
+    select_session: mysql_select!("t.run_id IS NULL AND t.session_id = ? ORDER BY t.id"),
+    select_id: mysql_select!("t.id = ?"),
+    insert_invocation: SQLITE.insert_invocation,
+    insert_output: SQLITE.insert_output,
+    upsert_verdict: "INSERT INTO evidence_verification (invocation_id, policy, run_id, status, reason, \
+        claimed_status, claim_agrees, source, refs, warnings, engine_version, verified_at) \
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
+        ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), reason = VALUES(reason), \
+        claimed_status = VALUES(claimed_status), claim_agrees = VALUES(claim_agrees), source = VALUES(source), \
+        refs = VALUES(refs), warnings = VALUES(warnings), engine_version = VALUES(engine_version), \
+        verified_at = VALUES(verified_at)",
+    select_verdicts: "SELECT v.invocation_id, v.run_id, t.tool_name, v.status, v.reason, v.claimed_status, \
+        v.claim_agrees, v.source, v.refs, v.warnings, v.engine_version \
+        FROM evidence_verification v JOIN tool_invocation t ON t.id = v.invocation_id \
+        WHERE v.policy = ? AND v.run_id = ? ORDER BY v.invocation_id",
+    select_run_ids: SQLITE.select_run_ids,
+};
+
+pub(crate) const POSTGRES: Dialect = Dialect {
+    select_run: postgres_select!("t.run_id = $1 ORDER BY t.id"),
+    select_session: postgres_select!("t.run_id IS NULL AND t.session_id = $1 ORDER BY t.id"),
+    select_id: postgres_select!("t.id = $1"),
+    insert_invocation: "INSERT INTO tool_invocation (id, session_id, run_id, step_id, tool_name, input_params, \
+        output_preview, output_length, retrieval_layer, l0_match_count, l1_match_count, is_truncated, \
+        relevance_level, dedup_reason, retrieval_details, duration_ms, success, error_message, created_at) \
+        VALUES ($1, $2, $3, $4, $5, CAST($6 AS JSON), $7, $8, $9, $10, $11, $12, $13, $14, CAST($15 AS JSON), \
+        $16, $17, $18, CAST($19 AS TIMESTAMP))",
+    insert_output: "INSERT INTO tool_invocation_output (invocation_id, raw_output) VALUES ($1, $2)",
+    upsert_verdict: "INSERT INTO evidence_verification (invocation_id, policy, run_id, status, reason, \
+        claimed_status, claim_agrees, source, refs, warnings, engine_version, verified_at) \
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, CAST($9 AS JSON), CAST($10 AS JSON), $11, CAST($12 AS TIMESTAMP)) \
+        ON CONFLICT (invocation_id, policy) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, \
+        reason = excluded.reason, claimed_status = excluded.claimed_status, claim_agrees = excluded.claim_agrees, \
+        source = excluded.source, refs = excluded.refs, warnings = excluded.warnings, \
+        engine_version = excluded.engine_version, verified_at = excluded.verified_at",
+    select_verdicts: "SELECT v.invocation_id, convert_to(v.run_id, 'UTF8'), convert_to(t.tool_name, 'UTF8'), \
+        convert_to(v.status, 'UTF8'), convert_to(v.reason, 'UTF8'), convert_to(v.claimed_status, 'UTF8'), \
+        v.claim_agrees, convert_to(v.source, 'UTF8'), convert_to(v.refs::text, 'UTF8'), \
+        convert_to(v.warnings::text, 'UTF8'), convert_to(v.engine_version, 'UTF8') \
+        FROM evidence_verification v JOIN tool_invocation t ON t.id = v.invocation_id \
+        WHERE v.policy = $1 AND v.run_id = $2 ORDER BY v.invocation_id",
+    select_run_ids: SQLITE.select_run_ids,
+};

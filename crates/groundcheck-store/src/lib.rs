@@ -1,0 +1,26 @@
+//! groundcheck-store connects groundcheck to the agent's database: it reads
+//! `tool_invocation` rows (with raw outputs) per run and stores verdicts, on SQLite (the
+//! embedded default), MariaDB/MySQL and PostgreSQL through sqlx.
+//!
+//! It is deliberately thin: [`Store`] moves [`StoredRow`]s and verdicts; deciding verdicts is
+//! groundcheck-core's job. JSON crosses the boundary as text, so the exact text the agent's
+//! tools returned (numbers as written, member order) is what gets verified. Text that is not
+//! valid UTF-8 is decoded with U+FFFD and the row is flagged ([`StoredRow::invalid_utf8`]).
+//!
+//! Migrations live in `migrations/{sqlite,mysql,postgres}/` at the repository root and are
+//! embedded with `sqlx::migrate!`.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod dialect;
+mod error;
+mod row;
+mod store;
+mod timestamp;
+mod url;
+
+pub use crate::error::StoreError;
+pub use crate::row::{RowError, StoredRow};
+pub use crate::store::{Store, StoredVerdict};
+pub use crate::timestamp::{to_rfc3339, to_stored, TimestampError};
+pub use crate::url::{redact, Engine};

@@ -1,0 +1,305 @@
+//! [`Store`]: one connection pool to SQLite, MariaDB/MySQL or PostgreSQL, and the handful of
+//! reads and writes groundcheck needs. No verification logic lives here.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use groundcheck_core::{RefReport, Source, Status, Verdict, Warning};
+use sqlx::mysql::{MySqlConnectOptions, MySqlConnection, MySqlPool, MySqlPoolOptions};
+use sqlx::postgres::{PgConnectOptions, PgConnection, PgPool, PgPoolOptions};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
+use sqlx::{Connection, Row};
+
+use crate::dialect::{self, Dialect};
+use crate::error::StoreError;
+use crate::row::StoredRow;
+use crate::timestamp;
+use crate::url::{redact, Engine};
+
+/// A connection pool to one database.
+#[derive(Debug, Clone)]
+pub struct Store {
+    pool: Pool,
+    url: String,
+}
+
+#[derive(Debug, Clone)]
+enum Pool {
+    Sqlite(SqlitePool),
+    MySql(MySqlPool),
+    Postgres(PgPool),
+}
+
+/// Runs `$body` with `$pool` bound to the concrete pool and `$dialect` to its SQL. Each arm
+/// compiles the body for one driver, so no generic sqlx bounds are needed.
+macro_rules! with_pool {
+    ($store:expr, $pool:ident, $dialect:ident => $body:expr) => {
+        match &$store.pool {
+            Pool::Sqlite($pool) => {
+                let $dialect: &Dialect = &dialect::SQLITE;
+                $body
+            }
+            Pool::MySql($pool) => {
+                let $dialect: &Dialect = &dialect::MYSQL;
+                $body
+            }
+            Pool::Postgres($pool) => {
+                let $dialect: &Dialect = &dialect::POSTGRES;
+                $body
+            }
+        }
+    };
+}
+
+/// A stored verdict read back: the verdict and what produced it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredVerdict {
+    /// The invocation's run.
+    pub run_id: Option<String>,
+    /// The verdict as stored.
+    pub verdict: Verdict,
+    /// The groundcheck version that wrote it.
+    pub engine_version: String,
+}
+
+const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(15);
+
+impl Store {
+    /// Connects by URL: `sqlite:` (the file is created when missing), `mysql:`/`mariadb:`,
+    /// `postgres:`/`postgresql:`.
+    pub async fn connect(url: &str) -> Result<Store, StoreError> {
+        let engine = Engine::of(url).ok_or_else(|| StoreError::UnsupportedUrl { url: redact(url) })?;
+        let pool = match engine {
+            Engine::Sqlite => {
+                let options = SqliteConnectOptions::from_str(url)
+                    .map_err(|e| StoreError::connect(url, e))?
+                    .create_if_missing(true)
+                    .foreign_keys(true)
+                    .journal_mode(SqliteJournalMode::Wal)
+                    .busy_timeout(Duration::from_secs(30));
+                let pool =
+                    SqlitePoolOptions::new().acquire_timeout(ACQUIRE_TIMEOUT).connect_with(options).await;
+                Pool::Sqlite(pool.map_err(|e| StoreError::connect(url, e))?)
+            }
+            // One direct connection first: a pool retries a refused connection until its
+            // acquire timeout, but a person at a terminal wants "connection refused" now.
+            Engine::MySql => {
+                let options = MySqlConnectOptions::from_str(&url.replacen("mariadb:", "mysql:", 1))
+                    .map_err(|e| StoreError::connect(url, e))?;
+                let probe =
+                    MySqlConnection::connect_with(&options).await.map_err(|e| StoreError::connect(url, e))?;
+                let _ = probe.close().await;
+                Pool::MySql(
+                    MySqlPoolOptions::new().acquire_timeout(ACQUIRE_TIMEOUT).connect_lazy_with(options),
+                )
+            }
+            Engine::Postgres => {
+                let options = PgConnectOptions::from_str(url).map_err(|e| StoreError::connect(url, e))?;
+                let probe =
+                    PgConnection::connect_with(&options).await.map_err(|e| StoreError::connect(url, e))?;
+                let _ = probe.close().await;
+                Pool::Postgres(
+                    PgPoolOptions::new().acquire_timeout(ACQUIRE_TIMEOUT).connect_lazy_with(options),
+                )
+            }
+        };
+        Ok(Store { pool, url: url.to_string() })
+    }
+
+    /// The engine behind this store.
+    pub fn engine(&self) -> Engine {
+        match self.pool {
+            Pool::Sqlite(_) => Engine::Sqlite,
+            Pool::MySql(_) => Engine::MySql,
+            Pool::Postgres(_) => Engine::Postgres,
+        }
+    }
+
+    /// The URL with its password redacted, for messages.
+    pub fn display_url(&self) -> String {
+        redact(&self.url)
+    }
+
+    /// Closes every connection (SQLite then folds its write-ahead log back into the file).
+    pub async fn close(&self) {
+        match &self.pool {
+            Pool::Sqlite(pool) => pool.close().await,
+            Pool::MySql(pool) => pool.close().await,
+            Pool::Postgres(pool) => pool.close().await,
+        }
+    }
+
+    /// Applies the migrations of this engine (idempotent).
+    pub async fn migrate(&self) -> Result<(), StoreError> {
+        let result = match &self.pool {
+            Pool::Sqlite(pool) => sqlx::migrate!("../../migrations/sqlite").run(pool).await,
+            Pool::MySql(pool) => sqlx::migrate!("../../migrations/mysql").run(pool).await,
+            Pool::Postgres(pool) => sqlx::migrate!("../../migrations/postgres").run(pool).await,
+        };
+        result.map_err(|e| StoreError::migrate(&self.url, e))
+    }
+
+    /// A run's invocations with their raw outputs, by `id`, in one query on `(run_id, id)`.
+    pub async fn read_run(&self, run_id: &str) -> Result<Vec<StoredRow>, StoreError> {
+        let action = || format!("reading run {run_id}");
+        with_pool!(self, pool, sql => {
+            let rows = sqlx::query(sql.select_run).bind(run_id).fetch_all(pool).await;
+            let rows = rows.map_err(|e| self.error(action(), e))?;
+            rows.iter().map(StoredRow::decode).collect::<Result<_, _>>().map_err(|e| self.error(action(), e))
+        })
+    }
+
+    /// The invocations of a session that have no `run_id`, by `id`.
+    pub async fn read_session(&self, session_id: &str) -> Result<Vec<StoredRow>, StoreError> {
+        let action = || format!("reading session {session_id}");
+        with_pool!(self, pool, sql => {
+            let rows = sqlx::query(sql.select_session).bind(session_id).fetch_all(pool).await;
+            let rows = rows.map_err(|e| self.error(action(), e))?;
+            rows.iter().map(StoredRow::decode).collect::<Result<_, _>>().map_err(|e| self.error(action(), e))
+        })
+    }
+
+    /// One invocation by `id`, if it exists.
+    pub async fn read_row(&self, id: i64) -> Result<Option<StoredRow>, StoreError> {
+        let action = || format!("reading invocation {id}");
+        with_pool!(self, pool, sql => {
+            let row = sqlx::query(sql.select_id).bind(id).fetch_optional(pool).await;
+            let row = row.map_err(|e| self.error(action(), e))?;
+            row.as_ref().map(StoredRow::decode).transpose().map_err(|e| self.error(action(), e))
+        })
+    }
+
+    /// Every `run_id` in the table, sorted.
+    pub async fn run_ids(&self) -> Result<Vec<String>, StoreError> {
+        with_pool!(self, pool, sql => {
+            let rows = sqlx::query(sql.select_run_ids).fetch_all(pool).await;
+            let rows = rows.map_err(|e| self.error("listing runs", e))?;
+            rows.iter().map(|r| r.try_get::<String, _>(0)).collect::<Result<_, _>>().map_err(|e| self.error("listing runs", e))
+        })
+    }
+
+    /// Inserts rows (and their raw outputs) in one transaction: all or none.
+    pub async fn insert_rows(&self, rows: &[StoredRow]) -> Result<(), StoreError> {
+        let action = "importing invocations";
+        with_pool!(self, pool, sql => {
+            let mut tx = pool.begin().await.map_err(|e| self.error(action, e))?;
+            for row in rows {
+                sqlx::query(sql.insert_invocation)
+                    .bind(row.id)
+                    .bind(row.session_id.as_str())
+                    .bind(row.run_id.as_deref())
+                    .bind(row.step_id)
+                    .bind(row.tool_name.as_str())
+                    .bind(row.input_params.as_str())
+                    .bind(row.output_preview.as_deref())
+                    .bind(row.output_length)
+                    .bind(row.retrieval_layer.as_deref())
+                    .bind(row.l0_match_count)
+                    .bind(row.l1_match_count)
+                    .bind(row.is_truncated)
+                    .bind(row.relevance_level.as_deref())
+                    .bind(row.dedup_reason.as_deref())
+                    .bind(row.retrieval_details.as_deref())
+                    .bind(row.duration_ms)
+                    .bind(row.success)
+                    .bind(row.error_message.as_deref())
+                    .bind(row.created_at.as_str())
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(|e| self.error(format!("{action}: id {}", row.id), e))?;
+                if let Some(raw) = &row.raw_output {
+                    sqlx::query(sql.insert_output)
+                        .bind(row.id)
+                        .bind(raw.as_str())
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(|e| self.error(format!("{action}: raw output of id {}", row.id), e))?;
+                }
+            }
+            tx.commit().await.map_err(|e| self.error(action, e))
+        })
+    }
+
+    /// Stores verdicts under `policy` (upsert: re-writing the same verdict changes nothing
+    /// but `verified_at`), in one transaction.
+    pub async fn write_verdicts(
+        &self,
+        policy: &str,
+        engine_version: &str,
+        verdicts: &[(Option<&str>, &Verdict)],
+    ) -> Result<(), StoreError> {
+        let action = "writing verdicts";
+        let verified_at = timestamp::now_stored();
+        with_pool!(self, pool, sql => {
+            let mut tx = pool.begin().await.map_err(|e| self.error(action, e))?;
+            for (run_id, v) in verdicts {
+                sqlx::query(sql.upsert_verdict)
+                    .bind(v.id)
+                    .bind(policy)
+                    .bind(*run_id)
+                    .bind(name_of(&v.status))
+                    .bind(name_of(&v.reason))
+                    .bind(v.claimed_status.as_deref())
+                    .bind(v.claim_agrees)
+                    .bind(name_of(&v.source))
+                    .bind(to_json(&v.refs))
+                    .bind(to_json(&v.warnings))
+                    .bind(engine_version)
+                    .bind(verified_at.as_str())
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(|e| self.error(format!("{action}: id {}", v.id), e))?;
+            }
+            tx.commit().await.map_err(|e| self.error(action, e))
+        })
+    }
+
+    /// The verdicts stored under `policy` for a run, by invocation id.
+    pub async fn read_verdicts(&self, policy: &str, run_id: &str) -> Result<Vec<StoredVerdict>, StoreError> {
+        let action = || format!("reading verdicts of run {run_id}");
+        with_pool!(self, pool, sql => {
+            let rows = sqlx::query(sql.select_verdicts).bind(policy).bind(run_id).fetch_all(pool).await;
+            let rows = rows.map_err(|e| self.error(action(), e))?;
+            rows.iter()
+                .map(|row| -> Result<StoredVerdict, String> {
+                    let text = |i: usize| -> Result<Option<String>, String> {
+                        let bytes: Option<Vec<u8>> = row.try_get(i).map_err(|e| e.to_string())?;
+                        Ok(bytes.map(|b| String::from_utf8_lossy(&b).into_owned()))
+                    };
+                    let required = |i: usize| text(i)?.ok_or_else(|| format!("column {i} is NULL"));
+                    let verdict = Verdict {
+                        id: row.try_get(0).map_err(|e| e.to_string())?,
+                        tool_name: required(2)?,
+                        status: from_name::<Status>(&required(3)?)?,
+                        reason: from_name(&required(4)?)?,
+                        claimed_status: text(5)?,
+                        claim_agrees: row.try_get(6).map_err(|e| e.to_string())?,
+                        source: from_name::<Source>(&required(7)?)?,
+                        refs: serde_json::from_str::<Vec<RefReport>>(&required(8)?).map_err(|e| e.to_string())?,
+                        warnings: serde_json::from_str::<Vec<Warning>>(&required(9)?).map_err(|e| e.to_string())?,
+                    };
+                    Ok(StoredVerdict { run_id: text(1)?, verdict, engine_version: required(10)? })
+                })
+                .collect::<Result<_, _>>()
+                .map_err(|e| self.error(action(), e))
+        })
+    }
+
+    fn error(&self, action: impl Into<String>, err: impl std::fmt::Display) -> StoreError {
+        StoreError::query(&self.url, action, err)
+    }
+}
+
+/// The snake_case name serde gives a report enum (the stored form).
+fn name_of<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_value(value).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+}
+
+fn from_name<T: serde::de::DeserializeOwned>(name: &str) -> Result<T, String> {
+    serde_json::from_value(serde_json::Value::String(name.to_string()))
+        .map_err(|_| format!("unknown stored value {name:?}"))
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_else(|_| "[]".to_string())
+}

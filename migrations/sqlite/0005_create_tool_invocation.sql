@@ -1,0 +1,25 @@
+-- Seed V005__create_session_storage.sql: tool_invocation and its four indexes.
+-- IF NOT EXISTS: groundcheck may be pointed at a database whose table another system made.
+CREATE TABLE IF NOT EXISTS tool_invocation (
+    id                INTEGER PRIMARY KEY AUTOINCREMENT,  -- BIGINT: SQLite's rowid is 64-bit
+    session_id        VARCHAR(64) NOT NULL,
+    run_id            VARCHAR(64),
+    step_id           BIGINT,
+    tool_name         VARCHAR(64) NOT NULL,
+    input_params      JSON NOT NULL,
+    output_preview    TEXT,
+    output_length     INT,
+    retrieval_layer   VARCHAR(8),
+    l0_match_count    INT,
+    l1_match_count    INT,
+    is_truncated      BOOLEAN,
+    retrieval_details JSON,
+    duration_ms       INT,
+    success           BOOLEAN,
+    error_message     TEXT,
+    created_at        DATETIME NOT NULL
+);
+CREATE INDEX IF NOT EXISTS idx_session_id ON tool_invocation (session_id);
+CREATE INDEX IF NOT EXISTS idx_tool_invocation_run_id ON tool_invocation (run_id, id);
+CREATE INDEX IF NOT EXISTS idx_tool_name ON tool_invocation (tool_name);
+CREATE INDEX IF NOT EXISTS idx_retrieval_layer ON tool_invocation (retrieval_layer);

@@ -1,0 +1,26 @@
+//! `groundcheck resolve`: what a path selects in a document.
+
+use std::path::Path;
+
+use groundcheck_core::{resolve as resolve_path, Json, ResolveError};
+
+use crate::failure::Failure;
+use crate::load;
+
+pub fn resolve(path: &str, file: &Path, out: &mut Vec<u8>) -> Result<u8, Failure> {
+    let text = load::read_text(file)?;
+    let doc = Json::parse(&text).map_err(|e| Failure::input(format!("{}: {e}", load::display(file))))?;
+    let nodes = resolve_path(path, &doc).map_err(|e| match e {
+        ResolveError::Path(e) => Failure::input(format!("--path {path:?}: {e}")),
+        too_deep => Failure::input(format!("{}: {too_deep}", load::display(file))),
+    })?;
+    let mut text = String::from("[");
+    for (i, node) in nodes.iter().enumerate() {
+        let sep = if i + 1 < nodes.len() { "," } else { "" };
+        let path = serde_json::to_string(&node.path).unwrap_or_default();
+        text.push_str(&format!("\n  {{\"path\": {path}, \"value\": {}}}{sep}", node.value));
+    }
+    text.push_str(if nodes.is_empty() { "]\n" } else { "\n]\n" });
+    out.extend_from_slice(text.as_bytes());
+    Ok(0)
+}

@@ -1,0 +1,85 @@
+//! The three database engines the storage tests run on, and what every such test needs:
+//! the engine's URL, exclusive use of its test database, and a reset to an empty schema.
+//!
+//! SQLite always runs (a fresh file per test). MariaDB and PostgreSQL come from
+//! `GROUNDCHECK_TEST_MYSQL_URL` / `GROUNDCHECK_TEST_POSTGRES_URL` (see scripts/README.md).
+//! Without them a test says so and skips that engine; under `CI=true` it fails instead.
+
+use std::io::Write;
+use std::sync::{Mutex, MutexGuard};
+
+/// One engine under test.
+pub struct Engine {
+    pub name: &'static str,
+    /// The URL with full rights.
+    pub url: String,
+    /// Holds the server database for this test (tests share one database per server).
+    _lock: Option<MutexGuard<'static, ()>>,
+    /// Keeps a SQLite file's folder alive.
+    _dir: Option<tempfile::TempDir>,
+}
+
+static MYSQL: Mutex<()> = Mutex::new(());
+static POSTGRES: Mutex<()> = Mutex::new(());
+
+/// Every engine available here, each reset to an empty database. Call once per test.
+pub fn all() -> Vec<Engine> {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let sqlite = format!("sqlite://{}", dir.path().join("groundcheck.db").display());
+    let mut engines = vec![Engine { name: "sqlite", url: sqlite, _lock: None, _dir: Some(dir) }];
+    for (name, var, lock) in [
+        ("mariadb", "GROUNDCHECK_TEST_MYSQL_URL", &MYSQL),
+        ("postgres", "GROUNDCHECK_TEST_POSTGRES_URL", &POSTGRES),
+    ] {
+        match std::env::var(var) {
+            Ok(url) if !url.is_empty() => {
+                let guard = lock.lock().unwrap_or_else(|e| e.into_inner());
+                reset(&url);
+                engines.push(Engine { name, url, _lock: Some(guard), _dir: None });
+            }
+            _ if std::env::var("CI").as_deref() == Ok("true") => {
+                panic!("{var} is not set: under CI the {name} storage tests must run (see scripts/README.md)")
+            }
+            _ => {
+                // Straight to the handle: libtest captures eprintln! of passing tests.
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "skipping {name}: {var} is not set (eval \"$(scripts/test-databases.sh start)\")"
+                );
+            }
+        }
+    }
+    engines
+}
+
+/// Runs an async block to completion (the tests themselves are synchronous).
+pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime").block_on(future)
+}
+
+/// Drops groundcheck's tables and the migration history: the next command starts empty.
+fn reset(url: &str) {
+    block_on(async {
+        if url.starts_with("postgres") {
+            let mut conn =
+                <sqlx::PgConnection as sqlx::Connection>::connect(url).await.expect("postgres reachable");
+            for sql in [
+                "DROP TABLE IF EXISTS evidence_verification CASCADE",
+                "DROP TABLE IF EXISTS tool_invocation_output CASCADE",
+                "DROP TABLE IF EXISTS tool_invocation CASCADE",
+                "DROP TABLE IF EXISTS _sqlx_migrations CASCADE",
+            ] {
+                sqlx::query(sql).execute(&mut conn).await.expect("drop succeeds");
+            }
+        } else {
+            let mut conn =
+                <sqlx::MySqlConnection as sqlx::Connection>::connect(url).await.expect("mariadb reachable");
+            sqlx::query(
+                "DROP TABLE IF EXISTS evidence_verification, tool_invocation_output, tool_invocation, _sqlx_migrations",
+            )
+            .execute(&mut conn)
+            .await
+            .expect("drop succeeds");
+        }
+    })
+}
