@@ -7,5 +7,6 @@ mod cts;
 mod engines;
 mod harness;
 mod rules;
+mod schema;
 mod snapshots;
 mod store;
