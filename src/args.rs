@@ -126,6 +126,55 @@ pub enum Command {
         #[arg(value_name = "RUN_ID", required_unless_present = "sessions")]
         runs: Vec<String>,
     },
+    /// Re-verify stored runs in bulk: streamed, parallel, resumable, shardable.
+    ///
+    /// Walks every run (and every session's rows without run_id) in the database, or those the
+    /// filters select, in bounded batches: reading, verifying and writing overlap, and memory
+    /// stays flat however large the table. Reports what changed against the verdicts stored
+    /// before for the same policy. Without --write nothing in the database changes. With
+    /// --write, verdicts and a checkpoint are committed per batch, so after a crash --resume
+    /// with the same arguments finishes the job. --shard K/N gives N independent workers
+    /// disjoint sets of whole runs that together cover every run once.
+    #[command(after_help = "Examples:\n  \
+        groundcheck reverify\n  \
+        groundcheck reverify --since 2026-11-01T00:00:00Z --tool query_logs --format json\n  \
+        groundcheck reverify --database \"$DATABASE_URL\" --shard 3/8 --write --resume")]
+    Reverify {
+        #[command(flatten)]
+        database: DatabaseArgs,
+        #[command(flatten)]
+        policy: PolicyArgs,
+        /// Output format: a summary for people, one JSON object, or one change a line then the summary.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+        /// Only rows created at or after this time (RFC 3339).
+        #[arg(long, value_name = "TIME")]
+        since: Option<String>,
+        /// Only rows created before this time (RFC 3339).
+        #[arg(long, value_name = "TIME")]
+        until: Option<String>,
+        /// Only rows of this tool (repeatable).
+        #[arg(long = "tool", value_name = "NAME")]
+        tools: Vec<String>,
+        /// Only this run (repeatable).
+        #[arg(long = "run", value_name = "RUN_ID")]
+        runs: Vec<String>,
+        /// Take shard K of N (1-based): a stable, disjoint share of whole runs.
+        #[arg(long, value_name = "K/N")]
+        shard: Option<String>,
+        /// Verification threads (default: one per core).
+        #[arg(long, value_name = "N")]
+        jobs: Option<usize>,
+        /// Store verdicts (one row per invocation and policy) and a checkpoint per batch.
+        #[arg(long)]
+        write: bool,
+        /// Continue the job with the same arguments from its checkpoint (needs --write).
+        #[arg(long)]
+        resume: bool,
+        /// Rows per batch: bounds memory and the work lost to a crash.
+        #[arg(long, value_name = "ROWS", default_value_t = 1000)]
+        batch_rows: usize,
+    },
     /// Create or update groundcheck's tables in the database (idempotent).
     ///
     /// tool_invocation exactly as the seed defines it (created only if missing), plus

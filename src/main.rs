@@ -7,6 +7,7 @@ mod database;
 mod failure;
 mod load;
 mod output;
+mod reverify;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -49,6 +50,36 @@ fn main() -> ExitCode {
         Command::Export { database, out: dir, sessions, runs } => {
             let selectors = selectors(&runs, &sessions, &order());
             block_on(cmd::export::export(&database.database, &selectors, &dir, &mut out))
+        }
+        Command::Reverify {
+            database,
+            policy,
+            format,
+            since,
+            until,
+            tools,
+            runs,
+            shard,
+            jobs,
+            write,
+            resume,
+            batch_rows,
+        } => {
+            let args = cmd::reverify::ReverifyArgs {
+                url: &database.database,
+                policy: policy.policy(),
+                format,
+                since: since.as_deref(),
+                until: until.as_deref(),
+                tools,
+                runs,
+                shard: shard.as_deref(),
+                jobs,
+                write,
+                resume,
+                batch_rows,
+            };
+            block_on(cmd::reverify::reverify(args, &mut out))
         }
         Command::Migrate { database } => block_on(cmd::migrate::migrate(&database.database, &mut out)),
     };

@@ -4,5 +4,6 @@ pub mod export;
 pub mod import;
 pub mod migrate;
 pub mod resolve;
+pub mod reverify;
 pub mod run;
 pub mod verify;

@@ -5,6 +5,9 @@
 //! is seen, not rejected; integers as BIGINT; `created_at` as `YYYY-MM-DD HH:MM:SS.ffffff`.
 
 /// The statements groundcheck runs, in one engine's dialect.
+///
+/// Statements that take a `created_at` window bind it as `since, since, until, until` after
+/// their key: `(? IS NULL OR created_at >= ?) AND (? IS NULL OR created_at < ?)`.
 pub(crate) struct Dialect {
     pub(crate) select_run: &'static str,
     pub(crate) select_session: &'static str,
@@ -12,8 +15,12 @@ pub(crate) struct Dialect {
     pub(crate) insert_invocation: &'static str,
     pub(crate) insert_output: &'static str,
     pub(crate) upsert_verdict: &'static str,
-    pub(crate) select_verdicts: &'static str,
-    pub(crate) select_run_ids: &'static str,
+    pub(crate) select_verdicts_run: &'static str,
+    pub(crate) select_verdicts_session: &'static str,
+    pub(crate) list_runs: &'static str,
+    pub(crate) list_sessions: &'static str,
+    pub(crate) select_checkpoint: &'static str,
+    pub(crate) upsert_checkpoint: &'static str,
 }
 
 macro_rules! sqlite_select {
@@ -63,9 +70,19 @@ macro_rules! postgres_select {
     };
 }
 
+macro_rules! postgres_verdict_columns {
+    () => {
+        "SELECT v.invocation_id, convert_to(v.run_id, 'UTF8'), convert_to(t.tool_name, 'UTF8'), \
+         convert_to(v.status, 'UTF8'), convert_to(v.reason, 'UTF8'), convert_to(v.claimed_status, 'UTF8'), \
+         v.claim_agrees, convert_to(v.source, 'UTF8'), convert_to(v.refs::text, 'UTF8'), \
+         convert_to(v.warnings::text, 'UTF8'), convert_to(v.engine_version, 'UTF8') \
+         FROM evidence_verification v JOIN tool_invocation t ON t.id = v.invocation_id"
+    };
+}
+
 pub(crate) const SQLITE: Dialect = Dialect {
-    select_run: sqlite_select!("t.run_id = ? ORDER BY t.id"),
-    select_session: sqlite_select!("t.run_id IS NULL AND t.session_id = ? ORDER BY t.id"),
+    select_run: sqlite_select!("t.run_id = ? AND (? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?) ORDER BY t.id"),
+    select_session: sqlite_select!("t.run_id IS NULL AND t.session_id = ? AND (? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?) ORDER BY t.id"),
     select_id: sqlite_select!("t.id = ?"),
     insert_invocation: "INSERT INTO tool_invocation (id, session_id, run_id, step_id, tool_name, input_params, \
         output_preview, output_length, retrieval_layer, l0_match_count, l1_match_count, is_truncated, \
@@ -79,16 +96,28 @@ pub(crate) const SQLITE: Dialect = Dialect {
         reason = excluded.reason, claimed_status = excluded.claimed_status, claim_agrees = excluded.claim_agrees, \
         source = excluded.source, refs = excluded.refs, warnings = excluded.warnings, \
         engine_version = excluded.engine_version, verified_at = excluded.verified_at",
-    select_verdicts: "SELECT v.invocation_id, v.run_id, t.tool_name, v.status, v.reason, v.claimed_status, \
+    select_verdicts_run: "SELECT v.invocation_id, v.run_id, t.tool_name, v.status, v.reason, v.claimed_status, \
         v.claim_agrees, v.source, CAST(v.refs AS TEXT), CAST(v.warnings AS TEXT), v.engine_version \
         FROM evidence_verification v JOIN tool_invocation t ON t.id = v.invocation_id \
-        WHERE v.policy = ? AND v.run_id = ? ORDER BY v.invocation_id",
-    select_run_ids: "SELECT DISTINCT run_id FROM tool_invocation WHERE run_id IS NOT NULL ORDER BY run_id",
+        WHERE v.policy = ? AND t.run_id = ? ORDER BY v.invocation_id",
+    select_verdicts_session: "SELECT v.invocation_id, v.run_id, t.tool_name, v.status, v.reason, v.claimed_status, \
+        v.claim_agrees, v.source, CAST(v.refs AS TEXT), CAST(v.warnings AS TEXT), v.engine_version \
+        FROM evidence_verification v JOIN tool_invocation t ON t.id = v.invocation_id \
+        WHERE v.policy = ? AND t.run_id IS NULL AND t.session_id = ? ORDER BY v.invocation_id",
+    list_runs: "SELECT DISTINCT t.run_id FROM tool_invocation t WHERE t.run_id IS NOT NULL \
+        AND (? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?)",
+    list_sessions: "SELECT DISTINCT t.session_id FROM tool_invocation t WHERE t.run_id IS NULL \
+        AND (? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?)",
+    select_checkpoint: "SELECT last_kind, last_key, rows_done, done FROM reverify_checkpoint WHERE job = ?",
+    upsert_checkpoint: "INSERT INTO reverify_checkpoint (job, arguments, last_kind, last_key, rows_done, done, updated_at) \
+        VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (job) DO UPDATE SET arguments = excluded.arguments, \
+        last_kind = excluded.last_kind, last_key = excluded.last_key, rows_done = excluded.rows_done, \
+        done = excluded.done, updated_at = excluded.updated_at",
 };
 
 pub(crate) const MYSQL: Dialect = Dialect {
-    select_run: mysql_select!("t.run_id = ? ORDER BY t.id"),
-    select_session: mysql_select!("t.run_id IS NULL AND t.session_id = ? ORDER BY t.id"),
+    select_run: mysql_select!("t.run_id = ? AND (? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?) ORDER BY t.id"),
+    select_session: mysql_select!("t.run_id IS NULL AND t.session_id = ? AND (? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?) ORDER BY t.id"),
     select_id: mysql_select!("t.id = ?"),
     insert_invocation: SQLITE.insert_invocation,
     insert_output: SQLITE.insert_output,
@@ -99,16 +128,26 @@ pub(crate) const MYSQL: Dialect = Dialect {
         claimed_status = VALUES(claimed_status), claim_agrees = VALUES(claim_agrees), source = VALUES(source), \
         refs = VALUES(refs), warnings = VALUES(warnings), engine_version = VALUES(engine_version), \
         verified_at = VALUES(verified_at)",
-    select_verdicts: "SELECT v.invocation_id, v.run_id, t.tool_name, v.status, v.reason, v.claimed_status, \
+    select_verdicts_run: "SELECT v.invocation_id, v.run_id, t.tool_name, v.status, v.reason, v.claimed_status, \
         v.claim_agrees, v.source, v.refs, v.warnings, v.engine_version \
         FROM evidence_verification v JOIN tool_invocation t ON t.id = v.invocation_id \
-        WHERE v.policy = ? AND v.run_id = ? ORDER BY v.invocation_id",
-    select_run_ids: SQLITE.select_run_ids,
+        WHERE v.policy = ? AND t.run_id = ? ORDER BY v.invocation_id",
+    select_verdicts_session: "SELECT v.invocation_id, v.run_id, t.tool_name, v.status, v.reason, v.claimed_status, \
+        v.claim_agrees, v.source, v.refs, v.warnings, v.engine_version \
+        FROM evidence_verification v JOIN tool_invocation t ON t.id = v.invocation_id \
+        WHERE v.policy = ? AND t.run_id IS NULL AND t.session_id = ? ORDER BY v.invocation_id",
+    list_runs: SQLITE.list_runs,
+    list_sessions: SQLITE.list_sessions,
+    select_checkpoint: SQLITE.select_checkpoint,
+    upsert_checkpoint: "INSERT INTO reverify_checkpoint (job, arguments, last_kind, last_key, rows_done, done, updated_at) \
+        VALUES (?, ?, ?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE arguments = VALUES(arguments), \
+        last_kind = VALUES(last_kind), last_key = VALUES(last_key), rows_done = VALUES(rows_done), \
+        done = VALUES(done), updated_at = VALUES(updated_at)",
 };
 
 pub(crate) const POSTGRES: Dialect = Dialect {
-    select_run: postgres_select!("t.run_id = $1 ORDER BY t.id"),
-    select_session: postgres_select!("t.run_id IS NULL AND t.session_id = $1 ORDER BY t.id"),
+    select_run: postgres_select!("t.run_id = $1 AND (CAST($2 AS TIMESTAMP) IS NULL OR t.created_at >= CAST($3 AS TIMESTAMP)) AND (CAST($4 AS TIMESTAMP) IS NULL OR t.created_at < CAST($5 AS TIMESTAMP)) ORDER BY t.id"),
+    select_session: postgres_select!("t.run_id IS NULL AND t.session_id = $1 AND (CAST($2 AS TIMESTAMP) IS NULL OR t.created_at >= CAST($3 AS TIMESTAMP)) AND (CAST($4 AS TIMESTAMP) IS NULL OR t.created_at < CAST($5 AS TIMESTAMP)) ORDER BY t.id"),
     select_id: postgres_select!("t.id = $1"),
     insert_invocation: "INSERT INTO tool_invocation (id, session_id, run_id, step_id, tool_name, input_params, \
         output_preview, output_length, retrieval_layer, l0_match_count, l1_match_count, is_truncated, \
@@ -123,11 +162,21 @@ pub(crate) const POSTGRES: Dialect = Dialect {
         reason = excluded.reason, claimed_status = excluded.claimed_status, claim_agrees = excluded.claim_agrees, \
         source = excluded.source, refs = excluded.refs, warnings = excluded.warnings, \
         engine_version = excluded.engine_version, verified_at = excluded.verified_at",
-    select_verdicts: "SELECT v.invocation_id, convert_to(v.run_id, 'UTF8'), convert_to(t.tool_name, 'UTF8'), \
-        convert_to(v.status, 'UTF8'), convert_to(v.reason, 'UTF8'), convert_to(v.claimed_status, 'UTF8'), \
-        v.claim_agrees, convert_to(v.source, 'UTF8'), convert_to(v.refs::text, 'UTF8'), \
-        convert_to(v.warnings::text, 'UTF8'), convert_to(v.engine_version, 'UTF8') \
-        FROM evidence_verification v JOIN tool_invocation t ON t.id = v.invocation_id \
-        WHERE v.policy = $1 AND v.run_id = $2 ORDER BY v.invocation_id",
-    select_run_ids: SQLITE.select_run_ids,
+    select_verdicts_run: concat!(postgres_verdict_columns!(), " WHERE v.policy = $1 AND t.run_id = $2 ORDER BY v.invocation_id"),
+    select_verdicts_session: concat!(
+        postgres_verdict_columns!(),
+        " WHERE v.policy = $1 AND t.run_id IS NULL AND t.session_id = $2 ORDER BY v.invocation_id"
+    ),
+    list_runs: "SELECT DISTINCT convert_to(t.run_id, 'UTF8') FROM tool_invocation t WHERE t.run_id IS NOT NULL \
+        AND (CAST($1 AS TIMESTAMP) IS NULL OR t.created_at >= CAST($2 AS TIMESTAMP)) \
+        AND (CAST($3 AS TIMESTAMP) IS NULL OR t.created_at < CAST($4 AS TIMESTAMP))",
+    list_sessions: "SELECT DISTINCT convert_to(t.session_id, 'UTF8') FROM tool_invocation t WHERE t.run_id IS NULL \
+        AND (CAST($1 AS TIMESTAMP) IS NULL OR t.created_at >= CAST($2 AS TIMESTAMP)) \
+        AND (CAST($3 AS TIMESTAMP) IS NULL OR t.created_at < CAST($4 AS TIMESTAMP))",
+    select_checkpoint: "SELECT convert_to(last_kind, 'UTF8'), convert_to(last_key, 'UTF8'), rows_done, done \
+        FROM reverify_checkpoint WHERE job = $1",
+    upsert_checkpoint: "INSERT INTO reverify_checkpoint (job, arguments, last_kind, last_key, rows_done, done, updated_at) \
+        VALUES ($1, $2, $3, $4, $5, $6, CAST($7 AS TIMESTAMP)) ON CONFLICT (job) DO UPDATE SET \
+        arguments = excluded.arguments, last_kind = excluded.last_kind, last_key = excluded.last_key, \
+        rows_done = excluded.rows_done, done = excluded.done, updated_at = excluded.updated_at",
 };

@@ -62,6 +62,53 @@ pub struct StoredVerdict {
     pub engine_version: String,
 }
 
+/// What `reverify` walks: a run, or the rows of a session that have no `run_id`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RunKey {
+    /// Rows with this `run_id`.
+    Run(String),
+    /// Rows of this session without a `run_id`.
+    Session(String),
+}
+
+impl std::fmt::Display for RunKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunKey::Run(id) => write!(f, "run {id}"),
+            RunKey::Session(id) => write!(f, "session {id} (rows without run_id)"),
+        }
+    }
+}
+
+/// A `created_at` range, in stored form (see [`crate::to_stored`]); `None` is unbounded.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Window {
+    /// Rows created at or after this.
+    pub since: Option<String>,
+    /// Rows created before this.
+    pub until: Option<String>,
+}
+
+/// How far a `reverify --write` job got: the last run whose verdicts are stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Checkpoint {
+    /// The last run (in [`Store::list_keys`] order) whose verdicts are committed.
+    pub last: RunKey,
+    /// Rows verified so far.
+    pub rows_done: i64,
+    /// The job finished.
+    pub done: bool,
+}
+
+/// Which job a checkpoint belongs to.
+#[derive(Debug, Clone, Copy)]
+pub struct JobProgress<'a> {
+    /// A stable hash of the job's arguments.
+    pub job: &'a str,
+    /// The arguments, for people reading the table.
+    pub arguments: &'a str,
+}
+
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(15);
 
 impl Store {
@@ -141,19 +188,31 @@ impl Store {
 
     /// A run's invocations with their raw outputs, by `id`, in one query on `(run_id, id)`.
     pub async fn read_run(&self, run_id: &str) -> Result<Vec<StoredRow>, StoreError> {
-        let action = || format!("reading run {run_id}");
-        with_pool!(self, pool, sql => {
-            let rows = sqlx::query(sql.select_run).bind(run_id).fetch_all(pool).await;
-            let rows = rows.map_err(|e| self.error(action(), e))?;
-            rows.iter().map(StoredRow::decode).collect::<Result<_, _>>().map_err(|e| self.error(action(), e))
-        })
+        self.read_key(&RunKey::Run(run_id.to_string()), &Window::default()).await
     }
 
     /// The invocations of a session that have no `run_id`, by `id`.
     pub async fn read_session(&self, session_id: &str) -> Result<Vec<StoredRow>, StoreError> {
-        let action = || format!("reading session {session_id}");
+        self.read_key(&RunKey::Session(session_id.to_string()), &Window::default()).await
+    }
+
+    /// The rows of one run (or run-less session) created within `window`, by `id`.
+    pub async fn read_key(&self, key: &RunKey, window: &Window) -> Result<Vec<StoredRow>, StoreError> {
+        let action = || format!("reading {key}");
+        let (since, until) = (window.since.as_deref(), window.until.as_deref());
         with_pool!(self, pool, sql => {
-            let rows = sqlx::query(sql.select_session).bind(session_id).fetch_all(pool).await;
+            let (statement, id) = match key {
+                RunKey::Run(id) => (sql.select_run, id),
+                RunKey::Session(id) => (sql.select_session, id),
+            };
+            let rows = sqlx::query(statement)
+                .bind(id.as_str())
+                .bind(since)
+                .bind(since)
+                .bind(until)
+                .bind(until)
+                .fetch_all(pool)
+                .await;
             let rows = rows.map_err(|e| self.error(action(), e))?;
             rows.iter().map(StoredRow::decode).collect::<Result<_, _>>().map_err(|e| self.error(action(), e))
         })
@@ -169,15 +228,29 @@ impl Store {
         })
     }
 
-    /// Every `run_id` in the table, sorted.
-    pub async fn run_ids(&self) -> Result<Vec<String>, StoreError> {
-        with_pool!(self, pool, sql => {
-            let rows = sqlx::query(sql.select_run_ids).fetch_all(pool).await;
-            let rows = rows.map_err(|e| self.error("listing runs", e))?;
-            rows.iter().map(|r| r.try_get::<String, _>(0)).collect::<Result<_, _>>().map_err(|e| self.error("listing runs", e))
-        })
+    /// Every run, then every run-less session, with a row created within `window`: sorted
+    /// by byte order of their ids (the same on every engine, whatever its collation).
+    pub async fn list_keys(&self, window: &Window) -> Result<Vec<RunKey>, StoreError> {
+        let (since, until) = (window.since.as_deref(), window.until.as_deref());
+        let mut keys = Vec::new();
+        for sessions in [false, true] {
+            let ids: Vec<String> = with_pool!(self, pool, sql => {
+                let statement = if sessions { sql.list_sessions } else { sql.list_runs };
+                let rows = sqlx::query(statement).bind(since).bind(since).bind(until).bind(until).fetch_all(pool).await;
+                let rows = rows.map_err(|e| self.error("listing runs", e))?;
+                rows.iter()
+                    .map(|r| r.try_get::<Vec<u8>, _>(0).map(|b| String::from_utf8_lossy(&b).into_owned()))
+                    .collect::<Result<_, _>>()
+                    .map_err(|e| self.error("listing runs", e))?
+            });
+            let mut ids = ids;
+            ids.sort_unstable();
+            keys.extend(
+                ids.into_iter().map(|id| if sessions { RunKey::Session(id) } else { RunKey::Run(id) }),
+            );
+        }
+        Ok(keys)
     }
-
     /// Inserts rows (and their raw outputs) in one transaction: all or none.
     pub async fn insert_rows(&self, rows: &[StoredRow]) -> Result<(), StoreError> {
         let action = "importing invocations";
@@ -228,37 +301,27 @@ impl Store {
         engine_version: &str,
         verdicts: &[(Option<&str>, &Verdict)],
     ) -> Result<(), StoreError> {
-        let action = "writing verdicts";
-        let verified_at = timestamp::now_stored();
-        with_pool!(self, pool, sql => {
-            let mut tx = pool.begin().await.map_err(|e| self.error(action, e))?;
-            for (run_id, v) in verdicts {
-                sqlx::query(sql.upsert_verdict)
-                    .bind(v.id)
-                    .bind(policy)
-                    .bind(*run_id)
-                    .bind(name_of(&v.status))
-                    .bind(name_of(&v.reason))
-                    .bind(v.claimed_status.as_deref())
-                    .bind(v.claim_agrees)
-                    .bind(name_of(&v.source))
-                    .bind(to_json(&v.refs))
-                    .bind(to_json(&v.warnings))
-                    .bind(engine_version)
-                    .bind(verified_at.as_str())
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(|e| self.error(format!("{action}: id {}", v.id), e))?;
-            }
-            tx.commit().await.map_err(|e| self.error(action, e))
-        })
+        self.write_batch(policy, engine_version, verdicts, None).await
     }
 
     /// The verdicts stored under `policy` for a run, by invocation id.
     pub async fn read_verdicts(&self, policy: &str, run_id: &str) -> Result<Vec<StoredVerdict>, StoreError> {
-        let action = || format!("reading verdicts of run {run_id}");
+        self.read_key_verdicts(policy, &RunKey::Run(run_id.to_string())).await
+    }
+
+    /// The verdicts stored under `policy` for the rows of a run (or run-less session).
+    pub async fn read_key_verdicts(
+        &self,
+        policy: &str,
+        key: &RunKey,
+    ) -> Result<Vec<StoredVerdict>, StoreError> {
+        let action = || format!("reading stored verdicts of {key}");
         with_pool!(self, pool, sql => {
-            let rows = sqlx::query(sql.select_verdicts).bind(policy).bind(run_id).fetch_all(pool).await;
+            let (statement, id) = match key {
+                RunKey::Run(id) => (sql.select_verdicts_run, id),
+                RunKey::Session(id) => (sql.select_verdicts_session, id),
+            };
+            let rows = sqlx::query(statement).bind(policy).bind(id.as_str()).fetch_all(pool).await;
             let rows = rows.map_err(|e| self.error(action(), e))?;
             rows.iter()
                 .map(|row| -> Result<StoredVerdict, String> {
@@ -282,6 +345,78 @@ impl Store {
                 })
                 .collect::<Result<_, _>>()
                 .map_err(|e| self.error(action(), e))
+        })
+    }
+
+    /// The checkpoint of a `reverify` job, if it has one.
+    pub async fn read_checkpoint(&self, job: &str) -> Result<Option<Checkpoint>, StoreError> {
+        let action = "reading the reverify checkpoint";
+        with_pool!(self, pool, sql => {
+            let row = sqlx::query(sql.select_checkpoint).bind(job).fetch_optional(pool).await;
+            let row = row.map_err(|e| self.error(action, e))?;
+            row.map(|r| -> Result<Checkpoint, sqlx::Error> {
+                let text = |i: usize| r.try_get::<Vec<u8>, _>(i).map(|b| String::from_utf8_lossy(&b).into_owned());
+                let (kind, key) = (text(0)?, text(1)?);
+                Ok(Checkpoint {
+                    last: if kind == "session" { RunKey::Session(key) } else { RunKey::Run(key) },
+                    rows_done: r.try_get(2)?,
+                    done: r.try_get(3)?,
+                })
+            })
+            .transpose()
+            .map_err(|e| self.error(action, e))
+        })
+    }
+
+    /// Stores one batch of verdicts under `policy` and, in the same transaction, the job's
+    /// checkpoint: after a crash either both are visible or neither is.
+    pub async fn write_batch(
+        &self,
+        policy: &str,
+        engine_version: &str,
+        verdicts: &[(Option<&str>, &Verdict)],
+        checkpoint: Option<(&JobProgress<'_>, &Checkpoint)>,
+    ) -> Result<(), StoreError> {
+        let action = "writing verdicts";
+        let now = timestamp::now_stored();
+        with_pool!(self, pool, sql => {
+            let mut tx = pool.begin().await.map_err(|e| self.error(action, e))?;
+            for (run_id, v) in verdicts {
+                sqlx::query(sql.upsert_verdict)
+                    .bind(v.id)
+                    .bind(policy)
+                    .bind(*run_id)
+                    .bind(name_of(&v.status))
+                    .bind(name_of(&v.reason))
+                    .bind(v.claimed_status.as_deref())
+                    .bind(v.claim_agrees)
+                    .bind(name_of(&v.source))
+                    .bind(to_json(&v.refs))
+                    .bind(to_json(&v.warnings))
+                    .bind(engine_version)
+                    .bind(now.as_str())
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(|e| self.error(format!("{action}: id {}", v.id), e))?;
+            }
+            if let Some((job, checkpoint)) = checkpoint {
+                let (kind, key) = match &checkpoint.last {
+                    RunKey::Run(id) => ("run", id),
+                    RunKey::Session(id) => ("session", id),
+                };
+                sqlx::query(sql.upsert_checkpoint)
+                    .bind(job.job)
+                    .bind(job.arguments)
+                    .bind(kind)
+                    .bind(key.as_str())
+                    .bind(checkpoint.rows_done)
+                    .bind(checkpoint.done)
+                    .bind(now.as_str())
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(|e| self.error("writing the reverify checkpoint", e))?;
+            }
+            tx.commit().await.map_err(|e| self.error(action, e))
         })
     }
 
