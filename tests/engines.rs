@@ -57,7 +57,8 @@ pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
     tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime").block_on(future)
 }
 
-/// Drops groundcheck's tables and the migration history: the next command starts empty.
+/// Drops every table groundcheck made and the migration history: the next command starts
+/// empty.
 fn reset(url: &str) {
     block_on(async {
         if url.starts_with("postgres") {
@@ -67,6 +68,7 @@ fn reset(url: &str) {
                 "DROP TABLE IF EXISTS evidence_verification CASCADE",
                 "DROP TABLE IF EXISTS tool_invocation_output CASCADE",
                 "DROP TABLE IF EXISTS tool_invocation CASCADE",
+                "DROP TABLE IF EXISTS reverify_checkpoint CASCADE",
                 "DROP TABLE IF EXISTS _sqlx_migrations CASCADE",
             ] {
                 sqlx::query(sql).execute(&mut conn).await.expect("drop succeeds");
@@ -75,11 +77,61 @@ fn reset(url: &str) {
             let mut conn =
                 <sqlx::MySqlConnection as sqlx::Connection>::connect(url).await.expect("mariadb reachable");
             sqlx::query(
-                "DROP TABLE IF EXISTS evidence_verification, tool_invocation_output, tool_invocation, _sqlx_migrations",
+                "DROP TABLE IF EXISTS evidence_verification, tool_invocation_output, tool_invocation, \
+                 reverify_checkpoint, _sqlx_migrations",
             )
             .execute(&mut conn)
             .await
             .expect("drop succeeds");
+        }
+    })
+}
+
+/// Runs one statement straight on the engine (tests inspect and tamper with the tables).
+/// `sql` uses `?` placeholders (SQLite, MariaDB); `pg` the same statement with `$n`.
+pub fn execute(url: &str, sql: &'static str, pg: &'static str, args: &[&str]) {
+    block_on(async {
+        if url.starts_with("postgres") {
+            let mut conn = <sqlx::PgConnection as sqlx::Connection>::connect(url).await.unwrap();
+            let mut q = sqlx::query(pg);
+            for a in args {
+                q = q.bind(*a);
+            }
+            q.execute(&mut conn).await.unwrap();
+        } else if url.starts_with("mysql") {
+            let mut conn = <sqlx::MySqlConnection as sqlx::Connection>::connect(url).await.unwrap();
+            let mut q = sqlx::query(sql);
+            for a in args {
+                q = q.bind(*a);
+            }
+            q.execute(&mut conn).await.unwrap();
+        } else {
+            let mut conn = <sqlx::SqliteConnection as sqlx::Connection>::connect(url).await.unwrap();
+            let mut q = sqlx::query(sql);
+            for a in args {
+                q = q.bind(*a);
+            }
+            q.execute(&mut conn).await.unwrap();
+        }
+    })
+}
+
+/// The integers of the first column of a query's rows (counts, ids).
+pub fn integers(url: &str, sql: &'static str) -> Vec<i64> {
+    use sqlx::Row;
+    block_on(async {
+        if url.starts_with("postgres") {
+            let mut conn = <sqlx::PgConnection as sqlx::Connection>::connect(url).await.unwrap();
+            let rows = sqlx::query(sql).fetch_all(&mut conn).await.unwrap();
+            rows.iter().map(|r| r.get::<i64, _>(0)).collect()
+        } else if url.starts_with("mysql") {
+            let mut conn = <sqlx::MySqlConnection as sqlx::Connection>::connect(url).await.unwrap();
+            let rows = sqlx::query(sql).fetch_all(&mut conn).await.unwrap();
+            rows.iter().map(|r| r.get::<i64, _>(0)).collect()
+        } else {
+            let mut conn = <sqlx::SqliteConnection as sqlx::Connection>::connect(url).await.unwrap();
+            let rows = sqlx::query(sql).fetch_all(&mut conn).await.unwrap();
+            rows.iter().map(|r| r.get::<i64, _>(0)).collect()
         }
     })
 }

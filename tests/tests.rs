@@ -6,6 +6,7 @@ mod cli;
 mod cts;
 mod engines;
 mod harness;
+mod reverify;
 mod rules;
 mod schema;
 mod snapshots;

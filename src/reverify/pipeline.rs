@@ -121,7 +121,7 @@ async fn read(
         let read = async {
             let mut rows = job.store.read_key(key, &job.window).await?;
             if !job.tools.is_empty() {
-                rows.retain(|r| job.tools.iter().any(|t| *t == r.tool_name));
+                rows.retain(|r| job.tools.contains(&r.tool_name));
             }
             let previous = job.store.read_key_verdicts(policy_key, key).await?;
             Ok::<_, groundcheck_store::StoreError>((rows, previous))

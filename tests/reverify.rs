@@ -1,0 +1,286 @@
+//! `groundcheck reverify` on every engine: change reports, filters, crash and resume with
+//! `kill -9`, and concurrent shard workers whose union equals one worker.
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use groundcheck_store::{RunKey, Store};
+use serde_json::Value;
+
+use crate::engines::{self, block_on, execute, integers};
+use crate::harness::{run, temp_dir, write};
+
+#[path = "../examples/corpus.rs"]
+mod corpus;
+
+fn gc(url: &str, args: &[&str]) -> crate::harness::Outcome {
+    let mut all: Vec<&str> = vec![args[0], "--database", url];
+    all.extend_from_slice(&args[1..]);
+    run(all)
+}
+
+fn json(out: &crate::harness::Outcome) -> Value {
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", out.stdout))
+}
+
+/// Imports a seeded corpus of `n` invocations; returns how many there are.
+fn import_corpus(url: &str, n: u64) -> i64 {
+    let dir = temp_dir();
+    for (i, text) in corpus::bundles(11, n, 1, 1, 500).iter().enumerate() {
+        write(dir.path(), &format!("c{i:03}.json"), text);
+    }
+    assert_eq!(gc(url, &["migrate"]).code, 0);
+    let out = gc(url, &["import", dir.path().to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    n as i64
+}
+
+fn stored_count(url: &str) -> i64 {
+    integers(url, "SELECT COUNT(*) FROM evidence_verification")[0]
+}
+
+/// `(rows_done, done)` of the only job in the table, if any.
+fn checkpoint(url: &str) -> Option<(i64, bool)> {
+    let rows = integers(url, "SELECT rows_done FROM reverify_checkpoint");
+    let done = integers(url, "SELECT COUNT(*) FROM reverify_checkpoint WHERE done");
+    rows.first().map(|&r| (r, done[0] == 1))
+}
+
+fn transitions(report: &Value) -> Vec<(String, String, u64)> {
+    report["transitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["from"].as_str().unwrap().into(),
+                t["to"].as_str().unwrap().into(),
+                t["count"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn changes_are_reported_against_the_stored_verdicts() {
+    for engine in engines::all() {
+        let url = engine.url.as_str();
+        assert_eq!(gc(url, &["migrate"]).code, 0);
+        assert_eq!(gc(url, &["import", "fixtures"]).code, 0);
+
+        // Without --write nothing is stored, and everything is new.
+        let first = json(&gc(url, &["reverify", "--format", "json"]));
+        assert_eq!(first["summary"]["invocations"], 128, "{}", engine.name);
+        assert!(transitions(&first).iter().all(|(from, _, _)| from == "new"), "{}", engine.name);
+        assert_eq!(first["changes"].as_array().unwrap().len(), 128);
+        assert_eq!(stored_count(url), 0, "{}: reverify without --write writes nothing", engine.name);
+        assert_eq!(checkpoint(url), None);
+
+        let written = json(&gc(url, &["reverify", "--write", "--format", "json", "--batch-rows", "7"]));
+        assert_eq!(written["summary"], first["summary"], "{}", engine.name);
+        assert_eq!(stored_count(url), 128);
+        assert_eq!(checkpoint(url), Some((128, true)));
+
+        let again = json(&gc(url, &["reverify", "--format", "json"]));
+        assert!(
+            transitions(&again).iter().all(|(from, to, _)| from == to),
+            "{}: nothing changed",
+            engine.name
+        );
+        assert!(again["changes"].as_array().unwrap().is_empty());
+
+        // 101 quotes "5xx 错误率 12.4%" from its alert; take the alert away.
+        execute(
+            url,
+            "UPDATE tool_invocation_output SET raw_output = ? WHERE invocation_id = 101",
+            "UPDATE tool_invocation_output SET raw_output = $1 WHERE invocation_id = 101",
+            &[r#"{"alerts":[]}"#],
+        );
+        let after = json(
+            &gc(url, &["reverify", "--format", "jsonl"])
+                .stdout
+                .lines()
+                .last()
+                .map(|l| crate::harness::Outcome { code: 0, stdout: l.to_string(), stderr: String::new() })
+                .unwrap(),
+        );
+        assert!(
+            transitions(&after).contains(&("supported".into(), "unsupported".into(), 1)),
+            "{}: {after}",
+            engine.name
+        );
+        let changes = gc(url, &["reverify", "--format", "jsonl"]);
+        let lines: Vec<Value> = changes.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(lines.len(), 2, "{}: one change, then the summary", engine.name);
+        assert_eq!(lines[0]["id"], 101);
+        assert_eq!(lines[0]["from"], serde_json::json!({"status": "supported", "reason": "verified"}));
+        assert_eq!(lines[0]["to"], serde_json::json!({"status": "unsupported", "reason": "not_verified"}));
+        assert_eq!(lines[0]["run_id"], "run-20261130-order-5xx");
+    }
+}
+
+#[test]
+fn filters_select_runs_tools_and_time() {
+    for engine in engines::all() {
+        let url = engine.url.as_str();
+        assert_eq!(gc(url, &["migrate"]).code, 0);
+        assert_eq!(gc(url, &["import", "fixtures"]).code, 0);
+        let count = |args: &[&str]| -> u64 {
+            let mut all = vec!["reverify", "--format", "json"];
+            all.extend_from_slice(args);
+            json(&gc(url, &all))["summary"]["invocations"].as_u64().unwrap()
+        };
+        assert_eq!(count(&["--run", "run-20261130-order-5xx"]), 5, "{}", engine.name);
+        assert_eq!(count(&["--run", "run-20261130-order-5xx", "--run", "run-20261130-paydb-pool"]), 10);
+        assert_eq!(count(&["--run", "run-20261130-order-5xx", "--tool", "query_logs"]), 1);
+        let all = count(&[]);
+        let early = count(&["--until", "2026-11-30T10:00:10Z"]);
+        let late = count(&["--since", "2026-11-30T10:00:10Z"]);
+        assert_eq!(early + late, all, "{}: a time split covers every row once", engine.name);
+        assert!(early > 0 && late > 0, "{}: {early} + {late}", engine.name);
+        let bad = gc(url, &["reverify", "--since", "last tuesday"]);
+        assert_eq!(bad.code, 2);
+        assert!(bad.stderr.starts_with("--since: \"last tuesday\" is not a date-time"), "{}", bad.stderr);
+        assert_eq!(gc(url, &["reverify", "--resume"]).code, 2, "--resume needs --write");
+        assert_eq!(gc(url, &["reverify", "--shard", "4/3"]).code, 2);
+    }
+}
+
+/// SPEC §7: kill a writing job at any moment and `--resume` finishes it, with every selected
+/// invocation stored exactly once. Killed for real (SIGKILL) at several points.
+#[test]
+fn a_killed_job_resumes_with_nothing_lost_or_duplicated() {
+    for engine in engines::all() {
+        let url = engine.url.as_str();
+        let total = import_corpus(url, 3_000);
+        let mut interrupted = 0;
+        for attempt in 0..4 {
+            let mut args = vec!["reverify", "--database", url, "--write", "--batch-rows", "20"];
+            if attempt > 0 {
+                args.push("--resume");
+            }
+            let mut child = Command::new(env!("CARGO_BIN_EXE_groundcheck"))
+                .args(&args)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            std::thread::sleep(Duration::from_millis(150 + 100 * attempt));
+            let finished = child.try_wait().unwrap().is_some();
+            child.kill().ok(); // SIGKILL
+            child.wait().unwrap();
+            // Verdicts and checkpoint are committed together: they always agree.
+            let stored = stored_count(url);
+            match checkpoint(url) {
+                Some((rows_done, done)) => {
+                    assert_eq!(
+                        stored, rows_done,
+                        "{}: attempt {attempt}: stored verdicts = checkpoint",
+                        engine.name
+                    );
+                    interrupted += usize::from(!done && !finished);
+                }
+                None => assert_eq!(stored, 0, "{}: no checkpoint, no verdicts", engine.name),
+            }
+        }
+        assert!(interrupted >= 1, "{}: at least one kill landed mid-job", engine.name);
+        let last = gc(url, &["reverify", "--write", "--resume", "--batch-rows", "20", "--format", "json"]);
+        assert_eq!(last.code, 0, "{}", last.stderr);
+        assert_eq!(stored_count(url), total, "{}: every invocation has exactly one verdict", engine.name);
+        assert_eq!(checkpoint(url), Some((total, true)));
+        let check = json(&gc(url, &["reverify", "--format", "json"]));
+        assert!(
+            check["changes"].as_array().unwrap().is_empty(),
+            "{}: stored verdicts are the fresh ones",
+            engine.name
+        );
+        assert_eq!(check["summary"]["invocations"].as_i64(), Some(total));
+    }
+}
+
+/// SPEC §7: N workers started independently cover every run exactly once, and together store
+/// what one worker stores.
+#[test]
+fn shard_workers_together_equal_one_worker() {
+    for engine in engines::all() {
+        let url = engine.url.as_str();
+        let total = import_corpus(url, 1_200);
+        let workers: Vec<_> = (1..=3)
+            .map(|k| {
+                Command::new(env!("CARGO_BIN_EXE_groundcheck"))
+                    .args([
+                        "reverify",
+                        "--database",
+                        url,
+                        "--write",
+                        "--format",
+                        "jsonl",
+                        "--batch-rows",
+                        "50",
+                    ])
+                    .arg(format!("--shard={k}/3"))
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        let mut seen = std::collections::HashSet::new();
+        let mut runs = 0;
+        for worker in workers {
+            let out = worker.wait_with_output().unwrap();
+            assert!(out.status.success(), "{}: {}", engine.name, String::from_utf8_lossy(&out.stderr));
+            let text = String::from_utf8(out.stdout).unwrap();
+            let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+            let (summary, changes) = lines.split_last().unwrap();
+            runs += summary["summary"]["runs"].as_u64().unwrap();
+            for change in changes {
+                assert!(
+                    seen.insert(change["id"].as_i64().unwrap()),
+                    "{}: {} in two shards",
+                    engine.name,
+                    change["id"]
+                );
+            }
+        }
+        assert_eq!(seen.len() as i64, total, "{}: the shards cover every invocation", engine.name);
+        assert_eq!(stored_count(url), total);
+
+        // The union equals what a single worker stores: compare every stored verdict with a
+        // fresh single-worker verification of its run.
+        let single = json(&gc(url, &["reverify", "--format", "json"]));
+        assert_eq!(single["summary"]["runs"].as_u64(), Some(runs), "{}", engine.name);
+        assert!(single["changes"].as_array().unwrap().is_empty(), "{}", engine.name);
+        let stored = block_on(async {
+            let store = Store::connect(url).await.unwrap();
+            let mut all = Vec::new();
+            for key in store.list_keys(&Default::default()).await.unwrap() {
+                all.extend(store.read_key_verdicts("require=all;match=elided", &key).await.unwrap());
+            }
+            store.close().await;
+            all
+        });
+        let mut run_ids: Vec<String> = stored.iter().filter_map(|s| s.run_id.clone()).collect();
+        run_ids.sort();
+        run_ids.dedup();
+        let mut args =
+            vec!["run".to_string(), "--database".into(), url.to_string(), "--format".into(), "jsonl".into()];
+        args.extend(run_ids);
+        let fresh = run(&args);
+        assert_eq!(fresh.code, 0, "{}", fresh.stderr);
+        let fresh: Vec<groundcheck_core::Verdict> = fresh
+            .stdout
+            .lines()
+            .map(|l| {
+                let mut v: Value = serde_json::from_str(l).unwrap();
+                v.as_object_mut().unwrap().remove("run_id");
+                serde_json::from_value(v).unwrap()
+            })
+            .collect();
+        let mut stored: Vec<_> = stored.into_iter().map(|s| s.verdict).collect();
+        stored.sort_by_key(|v| v.id);
+        assert_eq!(stored, fresh, "{}: shard union = single worker, refs and all", engine.name);
+        let _ = RunKey::Run(String::new());
+    }
+}
