@@ -9,7 +9,6 @@ mod load;
 mod output;
 mod reverify;
 
-use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches};
@@ -26,12 +25,13 @@ fn main() -> ExitCode {
     };
     // Only `run` and `export` take RUN_IDs and --session; their relative order matters.
     let order = || matches.subcommand().map(|(_, m)| argument_order(m)).unwrap_or_default();
-    let mut out = Vec::new();
+    let mut output = output::Output::default();
+    let out = &mut output.head;
     let result = match cli.command {
         Command::Verify { policy, format, fail_on, paths } => {
-            cmd::verify::verify(&paths, &policy.policy(), format, fail_on, &mut out)
+            cmd::verify::verify(&paths, &policy.policy(), format, fail_on, out)
         }
-        Command::Resolve { path, file } => cmd::resolve::resolve(&path, &file, &mut out),
+        Command::Resolve { path, file } => cmd::resolve::resolve(&path, &file, out),
         Command::Run { database, policy, format, fail_on, write, sessions, runs } => {
             let selectors = selectors(&runs, &sessions, &order());
             let args = RunArgs {
@@ -42,14 +42,12 @@ fn main() -> ExitCode {
                 write,
                 selectors,
             };
-            block_on(cmd::run::run(args, &mut out))
+            block_on(cmd::run::run(args, out))
         }
-        Command::Import { database, paths } => {
-            block_on(cmd::import::import(&database.database, &paths, &mut out))
-        }
+        Command::Import { database, paths } => block_on(cmd::import::import(&database.database, &paths, out)),
         Command::Export { database, out: dir, sessions, runs } => {
             let selectors = selectors(&runs, &sessions, &order());
-            block_on(cmd::export::export(&database.database, &selectors, &dir, &mut out))
+            block_on(cmd::export::export(&database.database, &selectors, &dir, out))
         }
         Command::Reverify {
             database,
@@ -79,16 +77,16 @@ fn main() -> ExitCode {
                 resume,
                 batch_rows,
             };
-            block_on(cmd::reverify::reverify(args, &mut out))
+            block_on(cmd::reverify::reverify(args, &mut output))
         }
-        Command::Migrate { database } => block_on(cmd::migrate::migrate(&database.database, &mut out)),
+        Command::Migrate { database } => block_on(cmd::migrate::migrate(&database.database, out)),
     };
     // Output is written only once the command has succeeded: a failing command prints one
     // stderr line and nothing on stdout.
     match result {
         Ok(code) => {
             let mut stdout = std::io::stdout().lock();
-            match stdout.write_all(&out).and_then(|()| stdout.flush()) {
+            match output.write_to(&mut stdout) {
                 Ok(()) => ExitCode::from(code),
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
                 Err(e) => {

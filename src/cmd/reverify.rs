@@ -11,9 +11,10 @@ use serde::Serialize;
 use crate::args::Format;
 use crate::database;
 use crate::failure::Failure;
+use crate::output::Output;
 use crate::reverify::pipeline::{self, Job};
 use crate::reverify::shard::{fnv1a, Shard};
-use crate::reverify::tally::{Change, Tally};
+use crate::reverify::tally::{Spool, Tally};
 
 pub struct ReverifyArgs<'a> {
     pub url: &'a str,
@@ -30,7 +31,7 @@ pub struct ReverifyArgs<'a> {
     pub batch_rows: usize,
 }
 
-pub async fn reverify(args: ReverifyArgs<'_>, out: &mut Vec<u8>) -> Result<u8, Failure> {
+pub async fn reverify(args: ReverifyArgs<'_>, out: &mut Output) -> Result<u8, Failure> {
     if args.resume && !args.write {
         return Err(Failure::input("--resume needs --write: the checkpoint is stored with the verdicts"));
     }
@@ -80,6 +81,13 @@ pub async fn reverify(args: ReverifyArgs<'_>, out: &mut Vec<u8>) -> Result<u8, F
         bar.inc(runs);
         bar.set_message(format!("{} rows", rows_seen.get()));
     };
+    let changes = match args.format {
+        Format::Human => None,
+        Format::Json => Some(Spool::new(true)),
+        Format::Jsonl => Some(Spool::new(false)),
+    };
+    let changes =
+        changes.transpose().map_err(|e| Failure::input(format!("groundcheck: cannot spool changes: {e}")))?;
     let started = Instant::now();
     let job = Job {
         store: &store,
@@ -92,11 +100,15 @@ pub async fn reverify(args: ReverifyArgs<'_>, out: &mut Vec<u8>) -> Result<u8, F
         write: args.write.then_some(JobProgress { job: &job_id, arguments: &arguments }),
         rows_before,
         on_batch: &on_batch,
+        changes,
     };
     let result = pipeline::run(job).await;
     bar.finish_and_clear();
     store.close().await;
-    let tally = result?;
+    let mut tally = result?;
+    let spool = tally.changes.take().map(Spool::finish).transpose();
+    let spool =
+        spool.map_err(|e| Failure::input(format!("groundcheck: cannot read the spooled changes: {e}")))?;
     let seconds = started.elapsed().as_secs_f64();
     let report = Summary {
         schema: "groundcheck.reverify/v1",
@@ -112,7 +124,7 @@ pub async fn reverify(args: ReverifyArgs<'_>, out: &mut Vec<u8>) -> Result<u8, F
         elapsed_seconds: (seconds * 1000.0).round() / 1000.0,
         rows_per_second: if seconds > 0.0 { (tally.invocations as f64 / seconds).round() } else { 0.0 },
     };
-    write_summary(&report, &tally.changes, args.format, out);
+    write_summary(&report, spool, args.format, out);
     Ok(0)
 }
 
@@ -146,23 +158,29 @@ struct Summary<'a> {
     rows_per_second: f64,
 }
 
-fn write_summary(report: &Summary<'_>, changes: &[Change], format: Format, out: &mut Vec<u8>) {
+fn write_summary(
+    report: &Summary<'_>,
+    spool: Option<(std::fs::File, u64)>,
+    format: Format,
+    out: &mut Output,
+) {
     match format {
         Format::Json => {
-            let mut value = serde_json::to_value(report).unwrap_or_default();
-            value["changes"] = serde_json::to_value(changes).unwrap_or_default();
-            out.extend(serde_json::to_vec_pretty(&value).unwrap_or_default());
-            out.push(b'\n');
+            // The summary object, then the spooled changes as its last member.
+            let mut head = serde_json::to_vec_pretty(report).unwrap_or_default();
+            head.truncate(head.len().saturating_sub(2)); // "\n}"
+            head.extend_from_slice(b",\n  \"changes\": [");
+            let count = spool.as_ref().map_or(0, |(_, n)| *n);
+            out.head = head;
+            out.spool = spool.map(|(file, _)| file);
+            out.tail = if count == 0 { b"]\n}\n".to_vec() } else { b"\n  ]\n}\n".to_vec() };
         }
         Format::Jsonl => {
-            for change in changes {
-                out.extend(serde_json::to_vec(change).unwrap_or_default());
-                out.push(b'\n');
-            }
-            out.extend(serde_json::to_vec(report).unwrap_or_default());
-            out.push(b'\n');
+            out.spool = spool.map(|(file, _)| file);
+            out.tail = serde_json::to_vec(report).unwrap_or_default();
+            out.tail.push(b'\n');
         }
-        Format::Human => out.extend(human(report).into_bytes()),
+        Format::Human => out.head = human(report).into_bytes(),
     }
 }
 

@@ -10,6 +10,27 @@ use serde::Serialize;
 use crate::args::{FailOn, Format};
 use crate::failure::Failure;
 
+/// What a command prints, held back until it has succeeded: a head, an optional spooled
+/// middle (large listings live in a temporary file, not in memory), and a tail.
+#[derive(Debug, Default)]
+pub struct Output {
+    pub head: Vec<u8>,
+    pub spool: Option<std::fs::File>,
+    pub tail: Vec<u8>,
+}
+
+impl Output {
+    /// Writes everything to `w`.
+    pub fn write_to(self, w: &mut dyn Write) -> io::Result<()> {
+        w.write_all(&self.head)?;
+        if let Some(mut file) = self.spool {
+            io::copy(&mut io::BufReader::new(&mut file), w)?;
+        }
+        w.write_all(&self.tail)?;
+        w.flush()
+    }
+}
+
 /// Writes `report` to `out` in `format`; `human` is coloured when stdout is a terminal and
 /// `NO_COLOR` is unset.
 pub fn write_report(report: &Report, format: Format, out: &mut Vec<u8>) -> Result<(), Failure> {

@@ -35,6 +35,8 @@ pub struct Job<'a> {
     pub rows_before: i64,
     /// Told of every finished batch: (runs, rows).
     pub on_batch: &'a dyn Fn(u64, u64),
+    /// Where to list changes (`None`: only count them).
+    pub changes: Option<crate::reverify::tally::Spool>,
 }
 
 struct Batch {
@@ -52,17 +54,22 @@ struct Verified {
 }
 
 /// Runs the job to the end (or the first error) and returns its tally.
-pub async fn run(job: Job<'_>) -> Result<Tally, Failure> {
+pub async fn run(mut job: Job<'_>) -> Result<Tally, Failure> {
     let (batches_tx, batches_rx) = mpsc::channel::<Result<Batch, Failure>>(2);
-    let (verified_tx, mut verified_rx) = mpsc::channel::<Verified>(2);
+    let (verified_tx, verified_rx) = mpsc::channel::<Verified>(2);
     let verifier = spawn_verifier(batches_rx, verified_tx, job.policy, job.jobs)?;
 
     let policy_key = job.policy.key();
+    let spool = job.changes.take();
     let reader = read(&job, &policy_key, batches_tx);
-    let writer = async {
-        let mut tally = Tally::default();
+    let (job, policy_key) = (&job, policy_key.as_str());
+    // `move`: when the writer stops (on an error too) its receiver is dropped, which stops
+    // the verifier, whose receiver then stops the reader. Borrowing it would deadlock them.
+    let writer = async move {
+        let mut tally = Tally { changes: spool, ..Tally::default() };
         let mut rows_done = job.rows_before;
         let mut last = None;
+        let mut verified_rx = verified_rx;
         while let Some(batch) = verified_rx.recv().await {
             let verdicts: Vec<(Option<&str>, &groundcheck_core::Verdict)> = batch
                 .runs
@@ -86,7 +93,9 @@ pub async fn run(job: Job<'_>) -> Result<Tally, Failure> {
                 tally.runs += 1;
                 for v in &run.invocations {
                     let layer = batch.layers.get(&v.id).and_then(Option::as_deref);
-                    tally.add(run.run_id.as_deref(), v, layer, batch.previous.get(&v.id).copied());
+                    tally
+                        .add(run.run_id.as_deref(), v, layer, batch.previous.get(&v.id).copied())
+                        .map_err(|e| Failure::input(format!("groundcheck: cannot spool the changes: {e}")))?;
                 }
             }
             (job.on_batch)(batch.keys, verdicts.len() as u64);
@@ -103,7 +112,7 @@ pub async fn run(job: Job<'_>) -> Result<Tally, Failure> {
     if let (Some(progress), Some(last)) = (&job.write, last) {
         let checkpoint = Checkpoint { last, rows_done, done: true };
         job.store
-            .write_batch(&policy_key, env!("CARGO_PKG_VERSION"), &[], Some((progress, &checkpoint)))
+            .write_batch(policy_key, env!("CARGO_PKG_VERSION"), &[], Some((progress, &checkpoint)))
             .await
             .map_err(database::failure)?;
     }

@@ -2,6 +2,8 @@
 //! changes against the verdicts stored before it, with their transition table.
 
 use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{self, BufWriter, Seek, Write};
 
 use groundcheck_core::{Reason, Status, Verdict};
 use serde::Serialize;
@@ -55,8 +57,44 @@ pub struct Tally {
     /// `from → to` status transitions against the stored verdicts; `new` when none.
     #[serde(skip)]
     pub transitions: BTreeMap<(String, String), u64>,
+    /// Where changes go, when the output lists them.
     #[serde(skip)]
-    pub changes: Vec<Change>,
+    pub changes: Option<Spool>,
+}
+
+/// Changes written to an anonymous temporary file as they are found: a first run over
+/// millions of rows changes every one of them, and memory must not grow with that.
+#[derive(Debug)]
+pub struct Spool {
+    file: BufWriter<File>,
+    count: u64,
+    /// Elements of a JSON array (`,` between, indented) instead of JSON lines.
+    array: bool,
+}
+
+impl Spool {
+    pub fn new(array: bool) -> io::Result<Spool> {
+        Ok(Spool { file: BufWriter::new(tempfile::tempfile()?), count: 0, array })
+    }
+
+    fn push(&mut self, change: &Change) -> io::Result<()> {
+        if self.array {
+            self.file.write_all(if self.count == 0 { b"\n    " } else { b",\n    " })?;
+        }
+        serde_json::to_writer(&mut self.file, change)?;
+        if !self.array {
+            self.file.write_all(b"\n")?;
+        }
+        self.count += 1;
+        Ok(())
+    }
+
+    /// The changes written, rewound for reading.
+    pub fn finish(self) -> io::Result<(File, u64)> {
+        let mut file = self.file.into_inner().map_err(|e| e.into_error())?;
+        file.rewind()?;
+        Ok((file, self.count))
+    }
 }
 
 /// The name serde gives a report enum.
@@ -72,7 +110,7 @@ impl Tally {
         verdict: &Verdict,
         layer: Option<&str>,
         before: Option<Outcome>,
-    ) {
+    ) -> io::Result<()> {
         self.invocations += 1;
         self.status.add(verdict.status);
         self.claim_mismatches += u64::from(verdict.is_claim_mismatch());
@@ -82,13 +120,9 @@ impl Tally {
         let to = Outcome { status: verdict.status, reason: verdict.reason };
         let from_name = before.map_or_else(|| "new".to_string(), |b| name(&b.status));
         *self.transitions.entry((from_name, name(&to.status))).or_default() += 1;
-        if before != Some(to) {
-            self.changes.push(Change {
-                id: verdict.id,
-                run_id: run_id.map(str::to_string),
-                from: before,
-                to,
-            });
+        if let (Some(spool), true) = (&mut self.changes, before != Some(to)) {
+            spool.push(&Change { id: verdict.id, run_id: run_id.map(str::to_string), from: before, to })?;
         }
+        Ok(())
     }
 }

@@ -3,6 +3,11 @@
 //! Reads return the same Rust types from every engine so that one decoder serves all three:
 //! text columns as bytes (PostgreSQL via `convert_to(…, 'UTF8')`), so text that is not UTF-8
 //! is seen, not rejected; integers as BIGINT; `created_at` as `YYYY-MM-DD HH:MM:SS.ffffff`.
+//!
+//! Stored verdicts are looked up from `tool_invocation`'s indexes outward (`CROSS JOIN` is
+//! SQLite's join-order hint, `STRAIGHT_JOIN` MariaDB's): driven from the verdict table's
+//! `(policy, …)` index instead, every lookup scanned all verdicts of the policy, and
+//! `reverify --write` slowed from 8,800 to 500 rows/s between 10,000 and 200,000 rows.
 
 /// The statements groundcheck runs, in one engine's dialect.
 ///
@@ -76,7 +81,7 @@ macro_rules! postgres_verdict_columns {
          convert_to(v.status, 'UTF8'), convert_to(v.reason, 'UTF8'), convert_to(v.claimed_status, 'UTF8'), \
          v.claim_agrees, convert_to(v.source, 'UTF8'), convert_to(v.refs::text, 'UTF8'), \
          convert_to(v.warnings::text, 'UTF8'), convert_to(v.engine_version, 'UTF8') \
-         FROM evidence_verification v JOIN tool_invocation t ON t.id = v.invocation_id"
+         FROM tool_invocation t JOIN evidence_verification v ON v.invocation_id = t.id AND v.policy = $1"
     };
 }
 
@@ -98,12 +103,12 @@ pub(crate) const SQLITE: Dialect = Dialect {
         engine_version = excluded.engine_version, verified_at = excluded.verified_at",
     select_verdicts_run: "SELECT v.invocation_id, v.run_id, t.tool_name, v.status, v.reason, v.claimed_status, \
         v.claim_agrees, v.source, CAST(v.refs AS TEXT), CAST(v.warnings AS TEXT), v.engine_version \
-        FROM evidence_verification v JOIN tool_invocation t ON t.id = v.invocation_id \
-        WHERE v.policy = ? AND t.run_id = ? ORDER BY v.invocation_id",
+        FROM tool_invocation t CROSS JOIN evidence_verification v ON v.invocation_id = t.id AND v.policy = ? \
+        WHERE t.run_id = ? ORDER BY t.id",
     select_verdicts_session: "SELECT v.invocation_id, v.run_id, t.tool_name, v.status, v.reason, v.claimed_status, \
         v.claim_agrees, v.source, CAST(v.refs AS TEXT), CAST(v.warnings AS TEXT), v.engine_version \
-        FROM evidence_verification v JOIN tool_invocation t ON t.id = v.invocation_id \
-        WHERE v.policy = ? AND t.run_id IS NULL AND t.session_id = ? ORDER BY v.invocation_id",
+        FROM tool_invocation t CROSS JOIN evidence_verification v ON v.invocation_id = t.id AND v.policy = ? \
+        WHERE t.run_id IS NULL AND t.session_id = ? ORDER BY t.id",
     list_runs: "SELECT DISTINCT t.run_id FROM tool_invocation t WHERE t.run_id IS NOT NULL \
         AND (? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?)",
     list_sessions: "SELECT DISTINCT t.session_id FROM tool_invocation t WHERE t.run_id IS NULL \
@@ -130,12 +135,12 @@ pub(crate) const MYSQL: Dialect = Dialect {
         verified_at = VALUES(verified_at)",
     select_verdicts_run: "SELECT v.invocation_id, v.run_id, t.tool_name, v.status, v.reason, v.claimed_status, \
         v.claim_agrees, v.source, v.refs, v.warnings, v.engine_version \
-        FROM evidence_verification v JOIN tool_invocation t ON t.id = v.invocation_id \
-        WHERE v.policy = ? AND t.run_id = ? ORDER BY v.invocation_id",
+        FROM tool_invocation t STRAIGHT_JOIN evidence_verification v ON v.invocation_id = t.id AND v.policy = ? \
+        WHERE t.run_id = ? ORDER BY t.id",
     select_verdicts_session: "SELECT v.invocation_id, v.run_id, t.tool_name, v.status, v.reason, v.claimed_status, \
         v.claim_agrees, v.source, v.refs, v.warnings, v.engine_version \
-        FROM evidence_verification v JOIN tool_invocation t ON t.id = v.invocation_id \
-        WHERE v.policy = ? AND t.run_id IS NULL AND t.session_id = ? ORDER BY v.invocation_id",
+        FROM tool_invocation t STRAIGHT_JOIN evidence_verification v ON v.invocation_id = t.id AND v.policy = ? \
+        WHERE t.run_id IS NULL AND t.session_id = ? ORDER BY t.id",
     list_runs: SQLITE.list_runs,
     list_sessions: SQLITE.list_sessions,
     select_checkpoint: SQLITE.select_checkpoint,
@@ -162,11 +167,8 @@ pub(crate) const POSTGRES: Dialect = Dialect {
         reason = excluded.reason, claimed_status = excluded.claimed_status, claim_agrees = excluded.claim_agrees, \
         source = excluded.source, refs = excluded.refs, warnings = excluded.warnings, \
         engine_version = excluded.engine_version, verified_at = excluded.verified_at",
-    select_verdicts_run: concat!(postgres_verdict_columns!(), " WHERE v.policy = $1 AND t.run_id = $2 ORDER BY v.invocation_id"),
-    select_verdicts_session: concat!(
-        postgres_verdict_columns!(),
-        " WHERE v.policy = $1 AND t.run_id IS NULL AND t.session_id = $2 ORDER BY v.invocation_id"
-    ),
+    select_verdicts_run: concat!(postgres_verdict_columns!(), " WHERE t.run_id = $2 ORDER BY t.id"),
+    select_verdicts_session: concat!(postgres_verdict_columns!(), " WHERE t.run_id IS NULL AND t.session_id = $2 ORDER BY t.id"),
     list_runs: "SELECT DISTINCT convert_to(t.run_id, 'UTF8') FROM tool_invocation t WHERE t.run_id IS NOT NULL \
         AND (CAST($1 AS TIMESTAMP) IS NULL OR t.created_at >= CAST($2 AS TIMESTAMP)) \
         AND (CAST($3 AS TIMESTAMP) IS NULL OR t.created_at < CAST($4 AS TIMESTAMP))",
