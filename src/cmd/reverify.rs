@@ -76,10 +76,12 @@ pub async fn reverify(args: ReverifyArgs<'_>, out: &mut Output) -> Result<u8, Fa
 
     let bar = progress_bar(keys.len() as u64);
     let rows_seen = std::cell::Cell::new(0u64);
+    let started = Instant::now();
     let on_batch = |runs: u64, rows: u64| {
         rows_seen.set(rows_seen.get() + rows);
+        let rate = rows_seen.get() as f64 / started.elapsed().as_secs_f64().max(1e-3);
         bar.inc(runs);
-        bar.set_message(format!("{} rows", rows_seen.get()));
+        bar.set_message(format!("{} rows, {rate:.0} rows/s", rows_seen.get()));
     };
     let changes = match args.format {
         Format::Human => None,
@@ -88,7 +90,6 @@ pub async fn reverify(args: ReverifyArgs<'_>, out: &mut Output) -> Result<u8, Fa
     };
     let changes =
         changes.transpose().map_err(|e| Failure::input(format!("groundcheck: cannot spool changes: {e}")))?;
-    let started = Instant::now();
     let job = Job {
         store: &store,
         keys,
@@ -133,7 +134,7 @@ fn progress_bar(runs: u64) -> ProgressBar {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::new(runs);
-    let style = ProgressStyle::with_template("{bar:30} {pos}/{len} runs, {msg} ({per_sec}, eta {eta})")
+    let style = ProgressStyle::with_template("{bar:30} {pos}/{len} runs, {msg}, eta {eta}")
         .unwrap_or_else(|_| ProgressStyle::default_bar());
     bar.set_style(style);
     bar

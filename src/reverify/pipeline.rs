@@ -81,7 +81,7 @@ pub async fn run(mut job: Job<'_>) -> Result<Tally, Failure> {
                 let checkpoint = Checkpoint { last: key.clone(), rows_done, done: false };
                 job.store
                     .write_batch(
-                        &policy_key,
+                        policy_key,
                         env!("CARGO_PKG_VERSION"),
                         &verdicts,
                         Some((progress, &checkpoint)),

@@ -124,8 +124,13 @@ impl Store {
                     .foreign_keys(true)
                     .journal_mode(SqliteJournalMode::Wal)
                     .busy_timeout(Duration::from_secs(30));
-                let pool =
-                    SqlitePoolOptions::new().acquire_timeout(ACQUIRE_TIMEOUT).connect_with(options).await;
+                // Few connections: each keeps its own page cache, and SQLite takes one writer at a
+                // time anyway; readers and the writer still overlap under WAL.
+                let pool = SqlitePoolOptions::new()
+                    .max_connections(4)
+                    .acquire_timeout(ACQUIRE_TIMEOUT)
+                    .connect_with(options)
+                    .await;
                 Pool::Sqlite(pool.map_err(|e| StoreError::connect(url, e))?)
             }
             // One direct connection first: a pool retries a refused connection until its
