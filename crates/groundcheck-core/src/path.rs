@@ -31,9 +31,18 @@ pub struct EvidencePath {
 
 #[derive(Debug, Clone)]
 enum PathKind {
+    /// A singular query of names and non-negative indexes: walked on the document directly.
+    Singular(Vec<Step>),
     JsonPath(JsonPath),
     /// Unescaped reference tokens.
     Pointer(Vec<String>),
+}
+
+/// One step of a singular path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Step {
+    Name(String),
+    Index(usize),
 }
 
 impl EvidencePath {
@@ -41,7 +50,11 @@ impl EvidencePath {
     /// JSON Pointer when JSONPath fails and the path begins with `/`.
     pub fn parse(path: &str) -> Result<EvidencePath, PathError> {
         match JsonPath::parse(path) {
-            Ok(p) => Ok(EvidencePath { kind: PathKind::JsonPath(p) }),
+            // serde_json_path validates; a path of the strict singular subset then runs on our
+            // own tree, without building a `serde_json::Value` twin.
+            Ok(p) => Ok(EvidencePath {
+                kind: singular_steps(path).map_or(PathKind::JsonPath(p), PathKind::Singular),
+            }),
             Err(err) if !path.starts_with('/') => Err(jsonpath_error(path, err.position(), err.message())),
             Err(_) => parse_pointer(path).map(|tokens| EvidencePath { kind: PathKind::Pointer(tokens) }),
         }
@@ -57,6 +70,7 @@ impl EvidencePath {
     /// the path needs it and none is given.
     pub(crate) fn select<'d>(&self, root: &'d Node, twin: Option<&Value>) -> Vec<(String, &'d Node)> {
         match &self.kind {
+            PathKind::Singular(steps) => select_singular(steps, root).into_iter().collect(),
             PathKind::Pointer(tokens) => select_pointer(tokens, root).into_iter().collect(),
             PathKind::JsonPath(path) => {
                 let owned;
@@ -89,6 +103,71 @@ fn jsonpath_error(path: &str, byte_offset: usize, message: &str) -> PathError {
         (message, _) => message.to_string(),
     };
     PathError { position, message }
+}
+
+/// The steps of `path` when it is `$` followed only by `.name` (member-name shorthand),
+/// `['name']`/`["name"]` without escapes, and `[index]` with a non-negative index, all
+/// without blank space: the singular queries agents write. Anything else (negative indexes,
+/// escapes, blanks, wildcards, filters, `..`) is left to serde_json_path.
+fn singular_steps(path: &str) -> Option<Vec<Step>> {
+    let mut rest = path.strip_prefix('$')?;
+    let mut steps = Vec::new();
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix('.') {
+            let end = after.find(['.', '[']).unwrap_or(after.len());
+            let name = &after[..end];
+            let mut chars = name.chars();
+            let first = chars.next()?;
+            let name_first = |c: char| c.is_ascii_alphabetic() || c == '_' || c as u32 >= 0x80;
+            if !name_first(first) || !chars.all(|c| name_first(c) || c.is_ascii_digit()) {
+                return None;
+            }
+            steps.push(Step::Name(name.to_string()));
+            rest = &after[end..];
+        } else if let Some(after) = rest.strip_prefix('[') {
+            let close = after.find(']')?;
+            let inner = &after[..close];
+            let quoted = |q: char| {
+                inner.strip_prefix(q).and_then(|s| s.strip_suffix(q)).filter(|s| s.len() + 2 == inner.len())
+            };
+            if let Some(name) = quoted('\'').or_else(|| quoted('"')) {
+                let plain = |c: char| c >= ' ' && c != '\\' && c != '\'' && c != '"';
+                if !name.chars().all(plain) {
+                    return None;
+                }
+                steps.push(Step::Name(name.to_string()));
+            } else {
+                let canonical = inner == "0" || (!inner.starts_with('0') && !inner.is_empty());
+                if !canonical || !inner.bytes().all(|b| b.is_ascii_digit()) || inner.len() > 15 {
+                    return None;
+                }
+                steps.push(Step::Index(inner.parse().ok()?));
+            }
+            rest = &after[close + 1..];
+        } else {
+            return None;
+        }
+    }
+    Some(steps)
+}
+
+fn select_singular<'d>(steps: &[Step], root: &'d Node) -> Option<(String, &'d Node)> {
+    let mut node = root;
+    let mut path = String::from("$");
+    for step in steps {
+        node = match (step, node) {
+            (Step::Name(name), Node::Object(_)) => {
+                push_name(&mut path, name);
+                node.member(name)?
+            }
+            (Step::Index(i), Node::Array(items)) => {
+                push_index(&mut path, *i);
+                items.get(*i)?
+            }
+            _ => return None,
+        };
+    }
+    Some((path, node))
 }
 
 fn parse_pointer(path: &str) -> Result<Vec<String>, PathError> {
@@ -264,6 +343,53 @@ mod tests {
         let sel = EvidencePath::parse("$.v[*]").unwrap().select(doc.root(), None);
         let texts: Vec<_> = sel.iter().map(|(_, n)| n.leaf_text().unwrap()).collect();
         assert_eq!(texts, ["1e3", "0.950"]);
+    }
+
+    #[test]
+    fn singular_subset_is_recognised_and_everything_else_is_not() {
+        let steps = |p: &str| singular_steps(p);
+        assert_eq!(steps("$"), Some(vec![]));
+        assert_eq!(
+            steps("$.logs[12]['a.b'][\"c d\"].日志"),
+            Some(vec![
+                Step::Name("logs".into()),
+                Step::Index(12),
+                Step::Name("a.b".into()),
+                Step::Name("c d".into()),
+                Step::Name("日志".into())
+            ])
+        );
+        for general in [
+            "$.a[-1]",
+            "$[01]",
+            "$.a[*]",
+            "$..a",
+            "$[?@.a]",
+            "$['a\\'b']",
+            "$[ 0]",
+            "$.1a",
+            "$[0,1]",
+            "$[0:2]",
+            "$.a.",
+            "$x",
+        ] {
+            assert_eq!(steps(general), None, "{general}");
+        }
+    }
+
+    #[test]
+    fn singular_paths_select_like_jsonpath() {
+        let doc = r#"{"a":[{"b":1},{"b":[true]}],"a.b":2,"dup":1,"dup":[7]}"#;
+        for path in ["$", "$.a[1].b[0]", "$['a.b']", "$.dup[0]", "$.a[5]", "$.nope", "$.a.b", "$[0]"] {
+            let fast = paths(path, doc);
+            let parsed = Json::parse(doc).unwrap();
+            let general = EvidencePath { kind: PathKind::JsonPath(JsonPath::parse(path).unwrap()) }
+                .select(parsed.root(), None)
+                .into_iter()
+                .map(|(p, _)| p)
+                .collect::<Vec<_>>();
+            assert_eq!(fast, general, "{path}");
+        }
     }
 
     #[test]
