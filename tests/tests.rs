@@ -3,8 +3,12 @@
 //! every fixture.
 
 mod cli;
+/// The seeded corpus generator of `examples/corpus.rs`, shared by the tests that need volume.
+#[path = "../examples/corpus.rs"]
+mod corpus;
 mod cts;
 mod engines;
+mod fast_path;
 mod harness;
 mod reverify;
 mod rules;

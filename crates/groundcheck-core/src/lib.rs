@@ -64,7 +64,7 @@ pub use crate::report::{
 };
 pub use crate::resolve::{resolve, ResolveError, ResolvedNode};
 pub use crate::run::{DuplicateId, Run, RunSet};
-pub use crate::verify::{verify_invocation, verify_run, verify_runs};
+pub use crate::verify::{verify_invocation, verify_invocation_general, verify_run, verify_runs};
 
 #[cfg(test)]
 mod tests {

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 use serde_json_path::{JsonPath, PathElement};
 
-use crate::json::{to_serde_value, Node};
+use crate::json::{to_serde_value, Node, Seg};
 
 /// Why a path is neither RFC 9535 JSONPath nor an RFC 6901 JSON Pointer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -58,6 +58,26 @@ impl EvidencePath {
             Err(err) if !path.starts_with('/') => Err(jsonpath_error(path, err.position(), err.message())),
             Err(_) => parse_pointer(path).map(|tokens| EvidencePath { kind: PathKind::Pointer(tokens) }),
         }
+    }
+
+    /// The steps of a singular path, for [`crate::json::locate`], with its normalized path.
+    pub(crate) fn singular(&self) -> Option<(Vec<Seg<'_>>, String)> {
+        let PathKind::Singular(steps) = &self.kind else { return None };
+        let mut normalized = String::from("$");
+        let segs = steps
+            .iter()
+            .map(|step| match step {
+                Step::Name(name) => {
+                    push_name(&mut normalized, name);
+                    Seg::Name(name)
+                }
+                Step::Index(i) => {
+                    push_index(&mut normalized, *i);
+                    Seg::Index(*i)
+                }
+            })
+            .collect();
+        Some((segs, normalized))
     }
 
     /// Whether a query needs the `serde_json::Value` twin of the document.

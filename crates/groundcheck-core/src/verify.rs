@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::claim::{read_claim, ClaimedRef, EvidenceRef};
 use crate::invocation::{Invocation, RawOutput};
-use crate::json::{parse_with_depth_limit, to_serde_value, Json, JsonErrorKind};
+use crate::json::{locate, parse_with_depth_limit, to_serde_value, Json, JsonErrorKind, MAX_PATHS};
 use crate::ladder::Needle;
 use crate::path::{EvidencePath, PathError};
 use crate::policy::{Limits, Policy, Require};
@@ -20,7 +20,14 @@ use crate::run::Run;
 
 /// Verifies one invocation. Never panics; every input gets a verdict.
 pub fn verify_invocation(invocation: &Invocation, policy: &Policy) -> Verdict {
-    verify_with(invocation, policy, &PathCache::default())
+    verify_with(invocation, policy, &PathCache::default(), true)
+}
+
+/// [`verify_invocation`] without the singular-path fast path: every document is parsed into
+/// a tree. For the tests and benchmarks that prove both give the same verdicts.
+#[doc(hidden)]
+pub fn verify_invocation_general(invocation: &Invocation, policy: &Policy) -> Verdict {
+    verify_with(invocation, policy, &PathCache::default(), false)
 }
 
 /// Verifies one run in parallel; the result equals the sequential one, byte for byte.
@@ -38,7 +45,7 @@ pub fn verify_runs(runs: &[Run], policy: &Policy) -> Report {
 
 fn verify_run_with(run: &Run, policy: &Policy, cache: &PathCache) -> RunReport {
     let mut verdicts: Vec<Verdict> =
-        run.invocations.par_iter().map(|inv| verify_with(inv, policy, cache)).collect();
+        run.invocations.par_iter().map(|inv| verify_with(inv, policy, cache, true)).collect();
     verdicts.sort_by_key(|v| v.id);
     RunReport {
         run_id: run.run_id.clone(),
@@ -48,12 +55,18 @@ fn verify_run_with(run: &Run, policy: &Policy, cache: &PathCache) -> RunReport {
     }
 }
 
+/// A parsed path, or why it is not one; shared through the [`PathCache`].
+type Compiled = Arc<Result<EvidencePath, PathError>>;
+
+/// The distinct singular paths of an invocation (trimmed text, compiled) to locate.
+type Plan = Vec<(String, Compiled)>;
+
 /// Compiled paths shared by every invocation of a call, keyed by trimmed path text.
 #[derive(Default)]
-struct PathCache(RwLock<HashMap<String, Arc<Result<EvidencePath, PathError>>>>);
+struct PathCache(RwLock<HashMap<String, Compiled>>);
 
 impl PathCache {
-    fn get(&self, path: &str) -> Arc<Result<EvidencePath, PathError>> {
+    fn get(&self, path: &str) -> Compiled {
         if let Some(hit) = self.0.read().unwrap_or_else(|e| e.into_inner()).get(path) {
             return Arc::clone(hit);
         }
@@ -88,7 +101,12 @@ fn complete_preview(inv: &Invocation) -> Option<&str> {
 enum Document<'a> {
     Unavailable,
     OverLimit,
-    Ready { doc: DocRef<'a>, twin: Option<Value> },
+    Ready {
+        doc: DocRef<'a>,
+        twin: Option<Value>,
+    },
+    /// Only what the invocation's singular paths select, keyed by trimmed path text.
+    Located(HashMap<String, Option<(String, Json)>>),
 }
 
 enum DocRef<'a> {
@@ -102,6 +120,42 @@ impl DocRef<'_> {
             DocRef::Borrowed(j) => j,
             DocRef::Owned(j) => j,
         }
+    }
+}
+
+/// The raw output as text, when it is given as text (or is a complete preview).
+fn raw_text(inv: &Invocation) -> Option<&str> {
+    match &inv.raw_output {
+        Some(RawOutput::Text(text)) => Some(text),
+        Some(RawOutput::Json(_)) => None,
+        None => complete_preview(inv),
+    }
+}
+
+/// Loads the document for `plan`'s singular paths only: validated whole, but only the
+/// selected values parsed. Outcomes are exactly [`load_document`]'s.
+fn locate_document<'a>(text: &str, plan: &[(String, Compiled)], policy: &Policy) -> Document<'a> {
+    if text.len() > policy.limits.max_output_bytes {
+        return Document::OverLimit;
+    }
+    let singular: Vec<(Vec<crate::json::Seg<'_>>, String)> = plan
+        .iter()
+        .filter_map(|(_, path)| path.as_ref().as_ref().ok().and_then(EvidencePath::singular))
+        .collect();
+    let segs: Vec<_> = singular.iter().map(|(segs, _)| segs.clone()).collect();
+    match locate(text, &segs, policy.limits.max_depth) {
+        Ok(spans) => Document::Located(
+            plan.iter()
+                .zip(singular.iter().zip(spans))
+                .map(|((key, _), ((_, normalized), span))| {
+                    let found =
+                        span.and_then(|r| Json::parse(&text[r]).ok()).map(|doc| (normalized.clone(), doc));
+                    (key.clone(), found)
+                })
+                .collect(),
+        ),
+        Err(e) if matches!(e.kind, JsonErrorKind::TooDeep(_)) => Document::OverLimit,
+        Err(_) => Document::Ready { doc: DocRef::Owned(Json::string(text)), twin: None },
     }
 }
 
@@ -131,9 +185,32 @@ struct Checker<'a> {
     policy: &'a Policy,
     cache: &'a PathCache,
     document: Option<Document<'a>>,
+    /// Set when every checked ref's path is singular and the raw output is text.
+    plan: Option<Plan>,
 }
 
-fn verify_with(inv: &Invocation, policy: &Policy, cache: &PathCache) -> Verdict {
+/// The singular paths to locate, when every ref that will be checked has one (invalid paths
+/// aside: they need no document) and the raw output is text. `None`: parse the whole tree.
+fn singular_plan(inv: &Invocation, refs: &[ClaimedRef], policy: &Policy, cache: &PathCache) -> Option<Plan> {
+    raw_text(inv)?;
+    let mut plan: Plan = Vec::new();
+    for r in refs {
+        let ClaimedRef::Evidence(r) = r else { continue };
+        let path = r.raw_path.trim();
+        if path.chars().count() > policy.limits.max_path_chars || plan.iter().any(|(p, _)| p == path) {
+            continue;
+        }
+        let compiled = cache.get(path);
+        match compiled.as_ref() {
+            Err(_) => continue,
+            Ok(p) if p.singular().is_none() => return None,
+            Ok(_) => plan.push((path.to_string(), compiled)),
+        }
+    }
+    (!plan.is_empty() && plan.len() <= MAX_PATHS).then_some(plan)
+}
+
+fn verify_with(inv: &Invocation, policy: &Policy, cache: &PathCache, fast: bool) -> Verdict {
     let claim = read_claim(inv.retrieval_details.as_ref(), policy.limits.max_refs);
     let source = source_of(inv);
     let mut warnings = Vec::new();
@@ -161,7 +238,8 @@ fn verify_with(inv: &Invocation, policy: &Policy, cache: &PathCache) -> Verdict 
         warnings.push(Warning::MarkerWithRefs);
     }
     let failed = inv.success == Some(false);
-    let mut checker = Checker { inv, policy, cache, document: None };
+    let plan = if fast && !failed { singular_plan(inv, refs, policy, cache) } else { None };
+    let mut checker = Checker { inv, policy, cache, document: None, plan };
     let reports: Vec<RefReport> =
         refs.iter().enumerate().map(|(index, r)| checker.report(index, r, failed)).collect();
 
@@ -246,8 +324,11 @@ impl<'a> Checker<'a> {
         if r.text.trim().is_empty() {
             return RefOutcome::EmptyText.into();
         }
-        let (inv, policy) = (self.inv, self.policy);
-        let document = self.document.get_or_insert_with(|| load_document(inv, policy));
+        let (inv, policy, plan) = (self.inv, self.policy, &self.plan);
+        let document = self.document.get_or_insert_with(|| match (plan, raw_text(inv)) {
+            (Some(plan), Some(text)) => locate_document(text, plan, policy),
+            _ => load_document(inv, policy),
+        });
         let (doc, twin) = match document {
             Document::Unavailable => {
                 let in_preview = inv
@@ -257,6 +338,22 @@ impl<'a> Checker<'a> {
                 return Checked { outcome: RefOutcome::RawOutputUnavailable, hit: None, in_preview };
             }
             Document::OverLimit => return RefOutcome::LimitExceeded.into(),
+            Document::Located(found) => {
+                let path_text = r.raw_path.trim();
+                if path_text.chars().count() > policy.limits.max_path_chars {
+                    return RefOutcome::LimitExceeded.into();
+                }
+                if self.cache.get(path_text).is_err() {
+                    return RefOutcome::InvalidPath.into();
+                }
+                let selected: Vec<(String, &crate::json::Node)> = found
+                    .get(path_text)
+                    .and_then(Option::as_ref)
+                    .map(|(normalized, doc)| (normalized.clone(), doc.root()))
+                    .into_iter()
+                    .collect();
+                return matched(policy, r, &selected);
+            }
             Document::Ready { doc, twin } => (doc.get(), twin),
         };
         let path_text = r.raw_path.trim();
@@ -275,15 +372,20 @@ impl<'a> Checker<'a> {
             *twin = Some(to_serde_value(doc.root()));
         }
         let selected = path.select(doc.root(), twin.as_ref());
-        if selected.is_empty() {
-            return RefOutcome::PathNotFound.into();
-        }
-        if selected.len() > policy.limits.max_nodes {
-            return RefOutcome::LimitExceeded.into();
-        }
-        match Needle::new(&r.text).find(&selected, policy.max_rung) {
-            Some(hit) => Checked { outcome: RefOutcome::Verified, hit: Some(hit), in_preview: None },
-            None => RefOutcome::TextNotFound.into(),
-        }
+        matched(policy, r, &selected)
+    }
+}
+
+/// Steps 4 and 5 of §3.3 on the selected nodes.
+fn matched(policy: &Policy, r: &EvidenceRef, selected: &[(String, &crate::json::Node)]) -> Checked {
+    if selected.is_empty() {
+        return RefOutcome::PathNotFound.into();
+    }
+    if selected.len() > policy.limits.max_nodes {
+        return RefOutcome::LimitExceeded.into();
+    }
+    match Needle::new(&r.text).find(selected, policy.max_rung) {
+        Some(hit) => Checked { outcome: RefOutcome::Verified, hit: Some(hit), in_preview: None },
+        None => RefOutcome::TextNotFound.into(),
     }
 }

@@ -7,10 +7,12 @@
 //! recursion, dropped without recursion, and converted to a `serde_json::Value` only when a
 //! general JSONPath query needs one.
 
+mod locate;
 mod parse;
 mod value;
 mod write;
 
+pub(crate) use locate::{locate, Seg, MAX_PATHS};
 pub(crate) use parse::parse_with_depth_limit;
 pub use parse::{JsonError, JsonErrorKind};
 pub(crate) use value::{clone_flat, to_serde_value};

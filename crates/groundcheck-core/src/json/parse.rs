@@ -68,10 +68,10 @@ enum Frame {
     Object(Vec<(Box<str>, Node)>, Box<str>),
 }
 
-struct Parser<'a> {
-    text: &'a str,
-    bytes: &'a [u8],
-    pos: usize,
+pub(super) struct Parser<'a> {
+    pub(super) text: &'a str,
+    pub(super) bytes: &'a [u8],
+    pub(super) pos: usize,
 }
 
 /// Parses `text`; nesting beyond `max_depth` is a [`JsonErrorKind::TooDeep`] error.
@@ -181,21 +181,21 @@ impl Parser<'_> {
         }
     }
 
-    fn peek(&self) -> Option<u8> {
+    pub(super) fn peek(&self) -> Option<u8> {
         self.bytes.get(self.pos).copied()
     }
 
-    fn skip_ws(&mut self) {
+    pub(super) fn skip_ws(&mut self) {
         while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
             self.pos += 1;
         }
     }
 
-    fn error(&self, kind: JsonErrorKind) -> JsonError {
+    pub(super) fn error(&self, kind: JsonErrorKind) -> JsonError {
         JsonError::at(self.text, self.pos, kind)
     }
 
-    fn unexpected(&self) -> JsonError {
+    pub(super) fn unexpected(&self) -> JsonError {
         let shown = match self.text[self.pos..].chars().next() {
             Some(c) if c.is_control() || c.is_whitespace() => format!("character {:?}", c),
             Some(c) => format!("character '{c}'"),
@@ -205,7 +205,7 @@ impl Parser<'_> {
     }
 
     /// `"name"` followed by `:`, with white space around the colon.
-    fn member_name(&mut self) -> Result<Box<str>, JsonError> {
+    pub(super) fn member_name(&mut self) -> Result<Box<str>, JsonError> {
         if self.peek() != Some(b'"') {
             return Err(self.unexpected_or_end());
         }
@@ -218,7 +218,7 @@ impl Parser<'_> {
         Ok(name.into())
     }
 
-    fn unexpected_or_end(&self) -> JsonError {
+    pub(super) fn unexpected_or_end(&self) -> JsonError {
         if self.pos >= self.bytes.len() {
             self.error(JsonErrorKind::UnexpectedEnd)
         } else {
@@ -226,7 +226,7 @@ impl Parser<'_> {
         }
     }
 
-    fn literal(&mut self, word: &str, node: Node) -> Result<Node, JsonError> {
+    pub(super) fn literal(&mut self, word: &str, node: Node) -> Result<Node, JsonError> {
         if self.bytes[self.pos..].starts_with(word.as_bytes()) {
             self.pos += word.len();
             Ok(node)
@@ -235,7 +235,7 @@ impl Parser<'_> {
         }
     }
 
-    fn number(&mut self) -> Result<&str, JsonError> {
+    pub(super) fn number(&mut self) -> Result<&str, JsonError> {
         let start = self.pos;
         let digits = |p: &mut Self| {
             let from = p.pos;
@@ -277,7 +277,7 @@ impl Parser<'_> {
     }
 
     /// A string starting at the opening quote; returns the decoded value.
-    fn string(&mut self) -> Result<String, JsonError> {
+    pub(super) fn string(&mut self) -> Result<String, JsonError> {
         self.pos += 1;
         let mut out = String::new();
         loop {

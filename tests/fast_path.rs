@@ -1,0 +1,106 @@
+//! The singular-path fast path (documents located, not parsed) gives exactly the verdicts of
+//! the general path (every document parsed into a tree), on every fixture, a generated corpus
+//! and adversarial documents.
+
+use groundcheck_core::{
+    verify_invocation, verify_invocation_general, Bundle, Invocation, Json, Limits, Policy, RawOutput, Rung,
+};
+
+use crate::harness::fixture_files;
+
+use crate::corpus;
+
+fn policies() -> Vec<Policy> {
+    let mut all = vec![Policy::default(), Policy { max_rung: Rung::Exact, ..Policy::default() }];
+    all.push(Policy {
+        limits: Limits { max_depth: 3, max_output_bytes: 300, ..Limits::default() },
+        ..Policy::default()
+    });
+    all
+}
+
+fn assert_same(inv: &Invocation, what: &str) -> bool {
+    let mut fast_path_used = false;
+    for policy in policies() {
+        let fast = verify_invocation(inv, &policy);
+        let general = verify_invocation_general(inv, &policy);
+        assert_eq!(fast, general, "{what}: id {} under {}", inv.id, policy.key());
+        fast_path_used |= matches!(inv.raw_output, Some(RawOutput::Text(_)));
+    }
+    fast_path_used
+}
+
+/// The invocation with an inline `raw_output` given as text instead, so the locator reads it.
+fn as_text(inv: &Invocation) -> Invocation {
+    let mut inv = inv.clone();
+    if let Some(RawOutput::Json(doc)) = &inv.raw_output {
+        inv.raw_output = Some(RawOutput::Text(doc.to_json_string()));
+    }
+    inv
+}
+
+#[test]
+fn fixtures_get_the_same_verdicts_both_ways() {
+    let mut checked = 0;
+    for file in fixture_files() {
+        let bundle = Bundle::parse(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        for inv in &bundle.invocations {
+            assert_same(inv, &file.display().to_string());
+            checked += usize::from(assert_same(&as_text(inv), &file.display().to_string()));
+        }
+    }
+    assert!(checked > 100, "the locator ran on {checked} fixture invocations");
+}
+
+#[test]
+fn a_generated_corpus_gets_the_same_verdicts_both_ways() {
+    let mut n = 0;
+    for text in corpus::bundles(23, 3_000, 1, 1, 1_000) {
+        for inv in Bundle::parse(&text).unwrap().invocations {
+            assert_same(&inv, "corpus");
+            n += 1;
+        }
+    }
+    assert_eq!(n, 3_000);
+}
+
+#[test]
+fn adversarial_documents_get_the_same_verdicts_both_ways() {
+    let raws = [
+        r#"{"a":{"b":"x"},"a":{"c":"y"}}"#,
+        r#"{"a":[1,2,{"b":[true,null,"0.950"]}],"a":[{"b":"late"}]}"#,
+        "[[[[\"deep\"]]]]",
+        "[[[x",
+        "not json at all: connection refused",
+        "\u{feff}{\"a\":\"bom\"}",
+        r#"{"a":"\ud800"}"#,
+        r#"{"a":1} trailing"#,
+        r#"{"big":"0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789"}"#,
+        r#"{"n":1E+400,"m":-0,"s":"ＣＯＮＮＥＣＴＩＯＮ refused … later"}"#,
+        "  \"a bare string\"  ",
+        r#"{"k":{"":"empty key"},"日志":["消息"]}"#,
+    ];
+    let refs = r#"{"evidence_status":"supported","evidence_refs":[
+        {"raw_path":"$.a.b","text":"x"},{"raw_path":" $.a.c ","text":"y"},{"raw_path":"$.a[2].b[2]","text":"0.950"},
+        {"raw_path":"$.a[0].b","text":"late"},{"raw_path":"$[0][0][0][0]","text":"deep"},{"raw_path":"$","text":"refused"},
+        {"raw_path":"$.big","text":"789"},{"raw_path":"$.n","text":"1E+400"},{"raw_path":"$.m","text":"-0"},
+        {"raw_path":"$.s","text":"connection ... later"},{"raw_path":"$['k']['']","text":"empty"},{"raw_path":"$.日志[0]","text":"消息"},
+        {"raw_path":"$.a[","text":"x"},{"raw_path":"$.nope.deeper[3]","text":"x"},{"raw_path":"$.a","text":"   "}]}"#;
+    for (i, raw) in raws.iter().enumerate() {
+        let inv = Invocation {
+            id: i as i64,
+            tool_name: "t".into(),
+            retrieval_details: Some(Json::parse(refs).unwrap()),
+            raw_output: Some(RawOutput::Text(raw.to_string())),
+            ..Invocation::default()
+        };
+        assert!(assert_same(&inv, raw));
+        // Each ref alone too: the plan differs with the set of paths.
+        let all: serde_json::Value = serde_json::from_str(refs).unwrap();
+        for r in all["evidence_refs"].as_array().unwrap() {
+            let one = serde_json::json!({"evidence_refs": [r]}).to_string();
+            let single = Invocation { retrieval_details: Some(Json::parse(&one).unwrap()), ..inv.clone() };
+            assert_same(&single, &format!("{raw} with {r}"));
+        }
+    }
+}
