@@ -82,9 +82,7 @@ pub(crate) fn locate(
                     continue 'value;
                 }
             }
-            Some(b'"') => {
-                p.string()?;
-            }
+            Some(b'"') => p.skip_string()?,
             Some(b't') => {
                 p.literal("true", super::Node::Null)?;
             }
