@@ -32,12 +32,8 @@ pub enum Command {
     Verify {
         #[command(flatten)]
         policy: PolicyArgs,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = Format::Human)]
-        format: Format,
-        /// Exit with code 1 when this is found in any run.
-        #[arg(long, value_enum, default_value_t = FailOn::Never)]
-        fail_on: FailOn,
+        #[command(flatten)]
+        report: ReportArgs,
         /// Bundle files, or folders whose *.json files are read in name order.
         #[arg(required = true, value_name = "PATH")]
         paths: Vec<PathBuf>,
@@ -73,12 +69,8 @@ pub enum Command {
         database: DatabaseArgs,
         #[command(flatten)]
         policy: PolicyArgs,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = Format::Human)]
-        format: Format,
-        /// Exit with code 1 when this is found in any run.
-        #[arg(long, value_enum, default_value_t = FailOn::Never)]
-        fail_on: FailOn,
+        #[command(flatten)]
+        report: ReportArgs,
         /// Store the verdicts in evidence_verification.
         #[arg(long)]
         write: bool,
@@ -202,6 +194,17 @@ pub struct DatabaseArgs {
         default_value = "sqlite://groundcheck.db"
     )]
     pub database: String,
+}
+
+/// How `verify` and `run` report: the format and the exit-code condition.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct ReportArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Exit with code 1 when this is found in any run.
+    #[arg(long, value_enum, default_value_t = FailOn::Never)]
+    pub fail_on: FailOn,
 }
 
 /// The verification policy flags shared by every verifying command.

@@ -28,17 +28,17 @@ fn main() -> ExitCode {
     let mut output = output::Output::default();
     let out = &mut output.head;
     let result = match cli.command {
-        Command::Verify { policy, format, fail_on, paths } => {
-            cmd::verify::verify(&paths, &policy.policy(), format, fail_on, out)
+        Command::Verify { policy, report, paths } => {
+            cmd::verify::verify(&paths, &policy.policy(), report.format, report.fail_on, out)
         }
         Command::Resolve { path, file } => cmd::resolve::resolve(&path, &file, out),
-        Command::Run { database, policy, format, fail_on, write, sessions, runs } => {
+        Command::Run { database, policy, report, write, sessions, runs } => {
             let selectors = selectors(&runs, &sessions, &order());
             let args = RunArgs {
                 url: &database.database,
                 policy: policy.policy(),
-                format,
-                fail_on,
+                format: report.format,
+                fail_on: report.fail_on,
                 write,
                 selectors,
             };
