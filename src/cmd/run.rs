@@ -33,7 +33,8 @@ pub async fn read_runs(store: &Store, selectors: &[Selector<'_>]) -> Result<Vec<
     Ok(runs)
 }
 
-fn into_run(rows: Vec<StoredRow>) -> Run {
+/// A run's rows (non-empty, in id order) as the core's `Run`: its session is the first row's.
+pub fn into_run(rows: Vec<StoredRow>) -> Run {
     let invocations: Vec<_> = rows.into_iter().map(StoredRow::into_invocation).collect();
     Run { run_id: invocations[0].run_id.clone(), session_id: invocations[0].session_id.clone(), invocations }
 }

@@ -13,6 +13,7 @@ use groundcheck_core::{verify_runs, Policy, Run, RunReport};
 use groundcheck_store::{Checkpoint, JobProgress, RunKey, Store, StoredRow, Window};
 use tokio::sync::mpsc;
 
+use crate::cmd::run::into_run;
 use crate::database;
 use crate::failure::Failure;
 use crate::reverify::tally::{Outcome, Tally};
@@ -189,18 +190,8 @@ fn spawn_verifier(
                 .into_iter()
                 .filter(|(_, rows)| !rows.is_empty())
                 .map(|(_, rows)| {
-                    let invocations: Vec<_> = rows
-                        .into_iter()
-                        .map(|row| {
-                            layers.insert(row.id, row.retrieval_layer.clone());
-                            row.into_invocation()
-                        })
-                        .collect();
-                    Run {
-                        run_id: invocations[0].run_id.clone(),
-                        session_id: invocations[0].session_id.clone(),
-                        invocations,
-                    }
+                    layers.extend(rows.iter().map(|row| (row.id, row.retrieval_layer.clone())));
+                    into_run(rows)
                 })
                 .collect();
             let report = pool.install(|| verify_runs(&runs, &policy));
