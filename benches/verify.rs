@@ -615,6 +615,18 @@ fn bench_generated(c: &mut Criterion) {
                 let inv = invocation(id as i64, kind.tool(), path, &doc.quote, &doc.text);
                 let name = format!("path/{}/{label}/{path_name} {path}", kind.name());
                 bench_verify(&mut group, path_name, &name, &inv, Some(Rung::Exact));
+                if id > 0 {
+                    // The general-path floor: serde_json `Value` parse plus the serde_json_path
+                    // query alone, on the same bytes.
+                    let query = serde_json_path::JsonPath::parse(path).expect("bench paths are valid");
+                    group.bench_function(format!("{path_name}_floor"), |b| {
+                        b.iter(|| {
+                            let v: serde_json::Value =
+                                serde_json::from_slice(black_box(doc.text.as_bytes())).unwrap();
+                            query.query(&v).len()
+                        })
+                    });
+                }
             }
             group.finish();
 

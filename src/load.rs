@@ -3,22 +3,33 @@
 use std::path::{Path, PathBuf};
 
 use groundcheck_core::{Bundle, Run, RunSet};
+use rayon::prelude::*;
 
 use crate::failure::Failure;
 
 /// Reads every bundle named by `paths` (folders: their `*.json` files in byte order of
-/// names) and merges them into runs. The first problem stops everything.
+/// names) and merges them into runs. The first problem, in that order, stops everything.
+///
+/// Files are read and parsed in parallel (bundles are mostly raw-output text, and parsing
+/// them dominated `verify` on one thread); they are merged in order, so the runs and the
+/// error reported are the same with any number of threads.
 pub fn load_runs(paths: &[PathBuf]) -> Result<Vec<Run>, Failure> {
-    let mut runs = RunSet::default();
+    let mut files = Vec::new();
     for path in paths {
-        for file in bundle_files(path)? {
-            let text = read_text(&file)?;
-            let bundle =
-                Bundle::parse(&text).map_err(|e| Failure::input(format!("{}: {e}", file.display())))?;
-            for (i, inv) in bundle.invocations.into_iter().enumerate() {
-                runs.push(inv)
-                    .map_err(|e| Failure::input(format!("{}: $.invocations[{i}].id: {e}", file.display())))?;
-            }
+        files.extend(bundle_files(path)?);
+    }
+    let bundles: Vec<Result<Bundle, Failure>> = files
+        .par_iter()
+        .map(|file| {
+            let text = read_text(file)?;
+            Bundle::parse(&text).map_err(|e| Failure::input(format!("{}: {e}", file.display())))
+        })
+        .collect();
+    let mut runs = RunSet::default();
+    for (file, bundle) in files.iter().zip(bundles) {
+        for (i, inv) in bundle?.invocations.into_iter().enumerate() {
+            runs.push(inv)
+                .map_err(|e| Failure::input(format!("{}: $.invocations[{i}].id: {e}", file.display())))?;
         }
     }
     Ok(runs.into_runs())

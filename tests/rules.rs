@@ -604,6 +604,34 @@ fn numbers_match_by_their_text_as_written() {
 }
 
 #[test]
+fn numbers_match_by_their_text_through_general_paths_too() {
+    let doc = r#"{"m": [1000, 1e3, 3E2, 0.950, 1E+400]}"#;
+    assert_eq!(hit("$.m[*]", "1e3", doc), Some((Rung::Exact, "$['m'][1]".into())));
+    assert_eq!(hit("$..m[1:]", "3E2", doc), Some((Rung::Exact, "$['m'][2]".into())));
+    assert_eq!(hit("$.m[*]", "1e+3", doc), None, "the text is not serde_json's rewrite");
+    assert_eq!(hit("$.m[?@ > 999]", "0.950", doc), None);
+    assert_eq!(hit("$[?@[3] == 0.95]", "0.950", doc), Some((Rung::Exact, "$['m'][3]".into())));
+}
+
+#[test]
+fn huge_numbers_compare_with_nothing() {
+    // serde_json gives a number beyond f64 no value, and serde_json_path defines `>` as "not
+    // `<` and not `==`": so `==`, `<`, `<=` are false and `!=`, `>`, `>=` true, either sign.
+    let doc = r#"{"m": [{"v": 1E+400, "n": "huge"}, {"v": 5, "n": "five"}, {"v": -1e999, "n": "tiny"}]}"#;
+    for (path, text, expected) in [
+        ("$.m[?@.v == 1E+400].n", "huge", None),
+        ("$.m[?@.v < 1].n", "tiny", None),
+        ("$.m[?@.v <= 1].n", "tiny", None),
+        ("$.m[?@.v > 1].n", "five", Some("$['m'][1]['n']")),
+        ("$.m[?@.v > 1].n", "tiny", Some("$['m'][2]['n']")),
+        ("$.m[?@.v >= 1].n", "huge", Some("$['m'][0]['n']")),
+        ("$.m[?@.v != 5].n", "huge", Some("$['m'][0]['n']")),
+    ] {
+        assert_eq!(one(path, text, Some(doc)).matched_path, expected.map(String::from), "{path} {text}");
+    }
+}
+
+#[test]
 fn numbers_beyond_f64_keep_their_text_in_resolve() {
     let doc = Json::parse(r#"{"huge": 1E+400, "p": 0.950, "big": 123456789012345678901234567890}"#).unwrap();
     let values: Vec<String> = resolve("$.*", &doc).unwrap().into_iter().map(|n| n.value).collect();

@@ -4,7 +4,7 @@
 //! types and both raw-output keys at once are file errors, each pointing at its place.
 
 use crate::invocation::{Invocation, RawOutput};
-use crate::json::{clone_flat, write_json_string, Json, Node};
+use crate::json::{drop_flat, write_json_string, Json, Node};
 
 /// Why a bundle file was rejected: where, and what is wrong there.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -64,16 +64,29 @@ impl Bundle {
         let doc = Json::parse(text).map_err(|e| {
             BundleError::new(format!("line {}, column {}", e.line, e.column), e.kind.to_string())
         })?;
-        let Node::Object(members) = doc.root() else {
-            return Err(BundleError::new("$", "a bundle must be a JSON object"));
+        // The tree is taken apart, not copied: raw outputs are most of a bundle's bytes.
+        let members = match doc.into_root() {
+            Node::Object(members) => Members(members.into_iter()),
+            other => {
+                drop_flat(other);
+                return Err(BundleError::new("$", "a bundle must be a JSON object"));
+            }
         };
         let mut bundle = Bundle::default();
         let mut invocations = None;
         for (key, value) in members {
-            match &**key {
+            match &*key {
                 "run_id" => bundle.run_id = string(value, "$.run_id")?,
                 "session_id" => bundle.session_id = string(value, "$.session_id")?,
-                "invocations" => invocations = Some(value),
+                "invocations" => {
+                    invocations = Some(match value {
+                        Node::Array(items) => Some(Items(items.into_iter())),
+                        other => {
+                            drop_flat(other);
+                            None
+                        }
+                    })
+                }
                 other => {
                     return Err(BundleError::new(
                         format!("$.{other}"),
@@ -82,10 +95,11 @@ impl Bundle {
                 }
             }
         }
-        let Some(Node::Array(items)) = invocations else {
+        let Some(Some(items)) = invocations else {
             return Err(BundleError::new("$.invocations", "required array is missing"));
         };
-        for (i, item) in items.iter().enumerate() {
+        bundle.invocations.reserve(items.0.len());
+        for (i, item) in items.enumerate() {
             let mut inv = invocation(item, &format!("$.invocations[{i}]"))?;
             if inv.run_id.is_none() {
                 inv.run_id = bundle.run_id.clone();
@@ -200,16 +214,53 @@ fn opt_string(out: &mut String, s: Option<&str>) {
     }
 }
 
-fn invocation(node: &Node, place: &str) -> Result<Invocation, BundleError> {
-    let Node::Object(members) = node else {
-        return Err(BundleError::new(place, "an invocation must be a JSON object"));
+/// A container's members, taken by value. Those left when it is dropped (an early return on
+/// an error) are dropped without recursion: a rejected bundle may hold a 10,000-deep value.
+struct Members(std::vec::IntoIter<(Box<str>, Node)>);
+
+impl Iterator for Members {
+    type Item = (Box<str>, Node);
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next()
+    }
+}
+
+impl Drop for Members {
+    fn drop(&mut self) {
+        self.0.by_ref().for_each(|(_, v)| drop_flat(v));
+    }
+}
+
+/// An array's items, taken by value; like [`Members`].
+struct Items(std::vec::IntoIter<Node>);
+
+impl Iterator for Items {
+    type Item = Node;
+    fn next(&mut self) -> Option<Node> {
+        self.0.next()
+    }
+}
+
+impl Drop for Items {
+    fn drop(&mut self) {
+        self.0.by_ref().for_each(drop_flat);
+    }
+}
+
+fn invocation(node: Node, place: &str) -> Result<Invocation, BundleError> {
+    let members = match node {
+        Node::Object(members) => Members(members.into_iter()),
+        other => {
+            drop_flat(other);
+            return Err(BundleError::new(place, "an invocation must be a JSON object"));
+        }
     };
     let mut inv = Invocation::default();
     let (mut id, mut tool_name, mut raw_text) = (None, None, None);
     for (key, value) in members {
         let at = format!("{place}.{key}");
         let at = at.as_str();
-        match &**key {
+        match &*key {
             "id" => id = bigint(value, at)?,
             "session_id" => inv.session_id = string(value, at)?,
             "run_id" => inv.run_id = string(value, at)?,
@@ -251,37 +302,43 @@ fn invocation(node: &Node, place: &str) -> Result<Invocation, BundleError> {
     Ok(inv)
 }
 
-fn json(node: &Node) -> Option<Json> {
-    (!matches!(node, Node::Null)).then(|| Json::from_node(clone_flat(node)))
+fn json(node: Node) -> Option<Json> {
+    (!matches!(node, Node::Null)).then(|| Json::from_node(node))
 }
 
-fn string(node: &Node, at: &str) -> Result<Option<String>, BundleError> {
+fn string(node: Node, at: &str) -> Result<Option<String>, BundleError> {
     match node {
         Node::Null => Ok(None),
-        Node::String(s) => Ok(Some(s.to_string())),
-        _ => Err(BundleError::new(at, "must be a string or null")),
+        Node::String(s) => Ok(Some(s.into_string())),
+        other => {
+            drop_flat(other);
+            Err(BundleError::new(at, "must be a string or null"))
+        }
     }
 }
 
-fn boolean(node: &Node, at: &str) -> Result<Option<bool>, BundleError> {
+fn boolean(node: Node, at: &str) -> Result<Option<bool>, BundleError> {
     match node {
         Node::Null => Ok(None),
-        Node::Bool(b) => Ok(Some(*b)),
-        _ => Err(BundleError::new(at, "must be true, false or null")),
+        Node::Bool(b) => Ok(Some(b)),
+        other => {
+            drop_flat(other);
+            Err(BundleError::new(at, "must be true, false or null"))
+        }
     }
 }
 
 /// A BIGINT column: an integer, written without fraction or exponent, within i64.
-fn bigint(node: &Node, at: &str) -> Result<Option<i64>, BundleError> {
+fn bigint(node: Node, at: &str) -> Result<Option<i64>, BundleError> {
     integer(node, at, i64::MIN, i64::MAX, "BIGINT (i64)")
 }
 
 /// An INT column: an integer within i32, so every database accepts it.
-fn int(node: &Node, at: &str) -> Result<Option<i64>, BundleError> {
+fn int(node: Node, at: &str) -> Result<Option<i64>, BundleError> {
     integer(node, at, i32::MIN.into(), i32::MAX.into(), "INT (i32)")
 }
 
-fn integer(node: &Node, at: &str, min: i64, max: i64, column: &str) -> Result<Option<i64>, BundleError> {
+fn integer(node: Node, at: &str, min: i64, max: i64, column: &str) -> Result<Option<i64>, BundleError> {
     match node {
         Node::Null => Ok(None),
         Node::Number(text) => text
@@ -290,7 +347,10 @@ fn integer(node: &Node, at: &str, min: i64, max: i64, column: &str) -> Result<Op
             .filter(|n| (min..=max).contains(n))
             .map(Some)
             .ok_or_else(|| BundleError::new(at, format!("{text} is not an integer within {column}"))),
-        _ => Err(BundleError::new(at, format!("must be an integer within {column} or null"))),
+        other => {
+            drop_flat(other);
+            Err(BundleError::new(at, format!("must be an integer within {column} or null")))
+        }
     }
 }
 
@@ -300,6 +360,29 @@ mod tests {
 
     fn err(text: &str) -> String {
         Bundle::parse(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn rejected_deep_values_are_dropped_without_recursion() {
+        let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+        let texts = [
+            format!(r#"{{"invocations":[{{"id":1,"tool_name":{deep}}}]}}"#),
+            format!(r#"{{"invocations":[{{"input_params":{deep},"id":"x","tool_name":"t"}}]}}"#),
+            format!(r#"{{"invocations":[{{"id":1,"tool_name":"t","bad":1,"raw_output":{deep}}}]}}"#),
+            format!(r#"{{"invocations":{deep}}}"#),
+            format!(r#"{{"invocations":[{{"id":1}},{deep}],"x":1}}"#),
+            format!(r#"{{"run_id":{deep}}}"#),
+            deep.clone(),
+        ];
+        for text in texts {
+            let result = std::thread::Builder::new()
+                .stack_size(128 * 1024)
+                .spawn(move || Bundle::parse(&text).map(|_| ()))
+                .unwrap()
+                .join()
+                .expect("no stack overflow");
+            assert!(result.is_err());
+        }
     }
 
     #[test]

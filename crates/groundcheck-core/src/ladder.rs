@@ -8,7 +8,7 @@
 use memchr::memmem::Finder;
 use serde::{Deserialize, Serialize};
 
-use crate::json::Node;
+use crate::json::{Step, Tree};
 use crate::normalize::normalize;
 use crate::path::{push_index, push_name};
 
@@ -95,11 +95,27 @@ impl<'t> Needle<'t> {
         }
     }
 
-    /// Searches the leaves of `selected` (each with its normalized path) rung by rung.
-    /// Returns the winning rung and the normalized path of the first leaf where it holds.
-    pub(crate) fn find(&self, selected: &[(String, &Node)], max: Rung) -> Option<(Rung, String)> {
-        if let Some(path) = first_leaf(selected, |leaf, _| self.exact_in(leaf)) {
-            return Some((Rung::Exact, path));
+    /// Searches the leaves of `selected` rung by rung. Returns the winning rung and the
+    /// normalized path of the first leaf where it holds; `base(i)` is the normalized path of
+    /// `selected[i]`, formatted only for the winner.
+    pub(crate) fn find<T: Tree>(
+        &self,
+        selected: &[&T],
+        base: impl Fn(usize) -> String,
+        max: Rung,
+    ) -> Option<(Rung, String)> {
+        let path = |(i, steps): (usize, Vec<Step<'_>>)| {
+            let mut path = base(i);
+            for step in steps {
+                match step {
+                    Step::Name(name) => push_name(&mut path, name),
+                    Step::Index(i) => push_index(&mut path, i),
+                }
+            }
+            path
+        };
+        if let Some(hit) = first_leaf(selected, |leaf, _| self.exact_in(leaf)) {
+            return Some((Rung::Exact, path(hit)));
         }
         if max == Rung::Exact {
             return None;
@@ -111,32 +127,30 @@ impl<'t> Needle<'t> {
             normalized_leaves.push(n);
             hit
         });
-        if let Some(path) = hit {
-            return Some((Rung::Normalized, path));
+        if let Some(hit) = hit {
+            return Some((Rung::Normalized, path(hit)));
         }
         if max == Rung::Elided && self.pieces.is_some() {
             let hit = first_leaf(selected, |_, ordinal| self.elided_in(&normalized_leaves[ordinal]));
-            if let Some(path) = hit {
-                return Some((Rung::Elided, path));
+            if let Some(hit) = hit {
+                return Some((Rung::Elided, path(hit)));
             }
         }
         None
     }
 }
 
-#[derive(Clone, Copy)]
-enum Step<'d> {
-    Name(&'d str),
-    Index(usize),
-}
-
 /// Visits leaves depth-first in document order across all selected nodes; `test` gets the
-/// leaf text and its ordinal. Returns the normalized path of the first leaf passing `test`.
-fn first_leaf(selected: &[(String, &Node)], mut test: impl FnMut(&str, usize) -> bool) -> Option<String> {
+/// leaf text and its ordinal. Returns the index of the selected node holding the first leaf
+/// that passes `test`, and the steps from that node down to the leaf.
+fn first_leaf<'d, T: Tree>(
+    selected: &[&'d T],
+    mut test: impl FnMut(&str, usize) -> bool,
+) -> Option<(usize, Vec<Step<'d>>)> {
     let mut ordinal = 0;
-    let mut steps: Vec<Step<'_>> = Vec::new();
-    let mut stack: Vec<(&Node, usize, Option<Step<'_>>)> = Vec::new();
-    for (base, node) in selected {
+    let mut steps: Vec<Step<'d>> = Vec::new();
+    let mut stack: Vec<(&'d T, usize, Option<Step<'d>>)> = Vec::new();
+    for (i, &node) in selected.iter().enumerate() {
         steps.clear();
         stack.push((node, 0, None));
         while let Some((node, depth, step)) = stack.pop() {
@@ -144,28 +158,11 @@ fn first_leaf(selected: &[(String, &Node)], mut test: impl FnMut(&str, usize) ->
             if let Some(step) = step {
                 steps.push(step);
             }
-            match node {
-                Node::Array(items) => {
-                    let depth = steps.len();
-                    stack.extend(
-                        items.iter().enumerate().rev().map(|(i, n)| (n, depth, Some(Step::Index(i)))),
-                    );
-                }
-                Node::Object(members) => {
-                    let depth = steps.len();
-                    stack.extend(members.iter().rev().map(|(k, n)| (n, depth, Some(Step::Name(k)))));
-                }
-                leaf => {
-                    let text = leaf.leaf_text().unwrap_or_default();
+            match node.leaf_text() {
+                None => node.push_children(steps.len(), &mut stack),
+                Some(text) => {
                     if test(text, ordinal) {
-                        let mut path = base.clone();
-                        for step in &steps {
-                            match *step {
-                                Step::Name(name) => push_name(&mut path, name),
-                                Step::Index(i) => push_index(&mut path, i),
-                            }
-                        }
-                        return Some(path);
+                        return Some((i, steps));
                     }
                     ordinal += 1;
                 }
@@ -183,8 +180,8 @@ mod tests {
 
     fn find(path: &str, doc: &str, text: &str, max: Rung) -> Option<(Rung, String)> {
         let doc = Json::parse(doc).unwrap();
-        let selected = EvidencePath::parse(path).unwrap().select(doc.root(), None);
-        Needle::new(text).find(&selected, max)
+        let selection = EvidencePath::parse(path).unwrap().select(doc.root(), None);
+        Needle::new(text).find(&selection.nodes, |i| selection.base(i), max)
     }
 
     #[test]

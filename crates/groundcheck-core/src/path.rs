@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 use serde_json_path::{JsonPath, PathElement};
 
-use crate::json::{to_serde_value, Node, Seg};
+use crate::json::{to_serde_value, Node, Seg, Step as TreeStep, Tree};
 
 /// Why a path is neither RFC 9535 JSONPath nor an RFC 6901 JSON Pointer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -88,10 +88,12 @@ impl EvidencePath {
     /// Runs the path, returning each selected node with its RFC 9535 normalized path, in
     /// RFC 9535 order. `twin` must be `to_serde_value(root)` if given; it is built here when
     /// the path needs it and none is given.
-    pub(crate) fn select<'d>(&self, root: &'d Node, twin: Option<&Value>) -> Vec<(String, &'d Node)> {
+    /// What the path selects in our tree. JSONPath queries run on `twin` (built here when
+    /// `None`), each selected value mapped back to its [`Node`].
+    pub(crate) fn select<'d>(&self, root: &'d Node, twin: Option<&Value>) -> Selection<'d, Node> {
         match &self.kind {
-            PathKind::Singular(steps) => select_singular(steps, root).into_iter().collect(),
-            PathKind::Pointer(tokens) => select_pointer(tokens, root).into_iter().collect(),
+            PathKind::Singular(steps) => Selection::at_most_one(walk_singular(steps, root)),
+            PathKind::Pointer(tokens) => Selection::at_most_one(walk_pointer(tokens, root)),
             PathKind::JsonPath(path) => {
                 let owned;
                 let twin = match twin {
@@ -102,17 +104,79 @@ impl EvidencePath {
                     }
                 };
                 let located = path.query_located(twin);
-                let wanted: Vec<(&Value, String)> =
-                    located.iter().map(|n| (n.node(), format_elements(n.location().iter()))).collect();
-                let nodes = map_to_nodes(twin, root, wanted.iter().map(|(v, _)| *v));
-                wanted.into_iter().zip(nodes).map(|((_, path), node)| (path, node)).collect()
+                let bases = located.iter().map(|n| format_elements(n.location().iter())).collect();
+                let nodes = map_to_nodes(twin, root, located.iter().map(|n| n.node()));
+                Selection { nodes, bases: Bases::Formatted(bases) }
+            }
+        }
+    }
+
+    /// What the path selects in a `serde_json::Value` document, which serde_json_path queries
+    /// directly; normalized paths are formatted only when asked for.
+    pub(crate) fn select_value<'v>(&'v self, root: &'v Value) -> Selection<'v, Value> {
+        match &self.kind {
+            PathKind::Singular(steps) => Selection::at_most_one(walk_singular(steps, root)),
+            PathKind::Pointer(tokens) => Selection::at_most_one(walk_pointer(tokens, root)),
+            // `query`, not `query_located`: a normalized path per selected node costs an
+            // allocation each, and only the winning leaf's path is ever reported.
+            PathKind::JsonPath(path) => {
+                Selection { nodes: path.query(root).all(), bases: Bases::Search(root) }
             }
         }
     }
 }
 
-/// Turns serde_json_path's byte offset into a character position, and its catch-all
-/// "parser error" into a message that names the offending character.
+/// The nodes a path selected, in order, with their normalized paths.
+pub(crate) struct Selection<'d, T> {
+    pub(crate) nodes: Vec<&'d T>,
+    bases: Bases<'d>,
+}
+
+enum Bases<'d> {
+    Formatted(Vec<String>),
+    /// Found on demand by searching the document for the node.
+    Search(&'d Value),
+}
+
+impl<'d, T: Tree> Selection<'d, T> {
+    fn at_most_one(found: Option<(String, &'d T)>) -> Selection<'d, T> {
+        let (bases, nodes) = found.into_iter().unzip();
+        Selection { nodes, bases: Bases::Formatted(bases) }
+    }
+
+    /// The normalized path of `nodes[i]`.
+    pub(crate) fn base(&self, i: usize) -> String {
+        match &self.bases {
+            Bases::Formatted(paths) => paths[i].clone(),
+            Bases::Search(root) => path_to(*root, self.nodes[i]),
+        }
+    }
+}
+
+/// The normalized path of `target`, a node of the tree under `root` (found by address, in a
+/// depth-first walk; `$` if it is not there, which a selection never gives).
+fn path_to<T: Tree, R: Tree>(root: &R, target: &T) -> String {
+    let target = (target as *const T).cast::<()>();
+    let mut steps: Vec<TreeStep<'_>> = Vec::new();
+    let mut stack = vec![(root, 0, None)];
+    while let Some((node, depth, step)) = stack.pop() {
+        steps.truncate(depth);
+        steps.extend(step);
+        if std::ptr::eq((node as *const R).cast::<()>(), target) {
+            break;
+        }
+        node.push_children(steps.len(), &mut stack);
+    }
+    let mut path = String::from("$");
+    for step in steps {
+        match step {
+            TreeStep::Name(name) => push_name(&mut path, name),
+            TreeStep::Index(i) => push_index(&mut path, i),
+        }
+    }
+    path
+}
+
 fn jsonpath_error(path: &str, byte_offset: usize, message: &str) -> PathError {
     let position = path.char_indices().take_while(|&(i, _)| i < byte_offset).count() + 1;
     let offending = path.get(byte_offset..).and_then(|rest| rest.chars().next());
@@ -171,20 +235,19 @@ fn singular_steps(path: &str) -> Option<Vec<Step>> {
     Some(steps)
 }
 
-fn select_singular<'d>(steps: &[Step], root: &'d Node) -> Option<(String, &'d Node)> {
+fn walk_singular<'d, T: Tree>(steps: &[Step], root: &'d T) -> Option<(String, &'d T)> {
     let mut node = root;
     let mut path = String::from("$");
     for step in steps {
-        node = match (step, node) {
-            (Step::Name(name), Node::Object(_)) => {
+        node = match step {
+            Step::Name(name) => {
                 push_name(&mut path, name);
-                node.member(name)?
+                node.child(TreeStep::Name(name))?
             }
-            (Step::Index(i), Node::Array(items)) => {
+            Step::Index(i) => {
                 push_index(&mut path, *i);
-                items.get(*i)?
+                node.child(TreeStep::Index(*i))?
             }
-            _ => return None,
         };
     }
     Some((path, node))
@@ -220,25 +283,21 @@ fn parse_pointer(path: &str) -> Result<Vec<String>, PathError> {
     Ok(tokens)
 }
 
-fn select_pointer<'d>(tokens: &[String], root: &'d Node) -> Option<(String, &'d Node)> {
+fn walk_pointer<'d, T: Tree>(tokens: &[String], root: &'d T) -> Option<(String, &'d T)> {
     let mut node = root;
     let mut path = String::from("$");
     for token in tokens {
-        node = match node {
-            Node::Object(_) => {
-                push_name(&mut path, token);
-                node.member(token)?
+        node = if node.is_array() {
+            let canonical = token == "0" || (!token.starts_with('0') && !token.is_empty());
+            if !canonical || !token.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
             }
-            Node::Array(items) => {
-                let canonical = token == "0" || (!token.starts_with('0') && !token.is_empty());
-                if !canonical || !token.bytes().all(|b| b.is_ascii_digit()) {
-                    return None;
-                }
-                let index: usize = token.parse().ok()?;
-                push_index(&mut path, index);
-                items.get(index)?
-            }
-            _ => return None,
+            let index: usize = token.parse().ok()?;
+            push_index(&mut path, index);
+            node.child(TreeStep::Index(index))?
+        } else {
+            push_name(&mut path, token);
+            node.child(TreeStep::Name(token))?
         };
     }
     Some((path, node))
@@ -323,7 +382,8 @@ mod tests {
 
     fn paths(path: &str, doc: &str) -> Vec<String> {
         let doc = Json::parse(doc).unwrap();
-        EvidencePath::parse(path).unwrap().select(doc.root(), None).into_iter().map(|(p, _)| p).collect()
+        let selection = EvidencePath::parse(path).unwrap().select(doc.root(), None);
+        (0..selection.nodes.len()).map(|i| selection.base(i)).collect()
     }
 
     #[test]
@@ -361,7 +421,7 @@ mod tests {
     fn selected_nodes_keep_number_text() {
         let doc = Json::parse(r#"{"v":[1e3, 0.950]}"#).unwrap();
         let sel = EvidencePath::parse("$.v[*]").unwrap().select(doc.root(), None);
-        let texts: Vec<_> = sel.iter().map(|(_, n)| n.leaf_text().unwrap()).collect();
+        let texts: Vec<_> = sel.nodes.iter().map(|n| n.leaf_text().unwrap()).collect();
         assert_eq!(texts, ["1e3", "0.950"]);
     }
 
@@ -403,11 +463,9 @@ mod tests {
         for path in ["$", "$.a[1].b[0]", "$['a.b']", "$.dup[0]", "$.a[5]", "$.nope", "$.a.b", "$[0]"] {
             let fast = paths(path, doc);
             let parsed = Json::parse(doc).unwrap();
-            let general = EvidencePath { kind: PathKind::JsonPath(JsonPath::parse(path).unwrap()) }
-                .select(parsed.root(), None)
-                .into_iter()
-                .map(|(p, _)| p)
-                .collect::<Vec<_>>();
+            let general = EvidencePath { kind: PathKind::JsonPath(JsonPath::parse(path).unwrap()) };
+            let selection = general.select(parsed.root(), None);
+            let general: Vec<_> = (0..selection.nodes.len()).map(|i| selection.base(i)).collect();
             assert_eq!(fast, general, "{path}");
         }
     }

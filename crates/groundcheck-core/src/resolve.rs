@@ -36,13 +36,15 @@ pub fn resolve(path: &str, doc: &Json) -> Result<Vec<ResolvedNode>, ResolveError
     if path.needs_value() && doc.depth() > Limits::QUERY_DEPTH_CEILING {
         return Err(ResolveError::TooDeep { depth: doc.depth() });
     }
-    Ok(path
-        .select(doc.root(), None)
-        .into_iter()
-        .map(|(path, node)| {
+    let selection = path.select(doc.root(), None);
+    Ok(selection
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, node)| {
             let mut value = String::new();
             write_node(node, &mut value);
-            ResolvedNode { path, value }
+            ResolvedNode { path: selection.base(i), value }
         })
         .collect())
 }

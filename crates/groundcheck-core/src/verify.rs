@@ -9,9 +9,12 @@ use serde_json::Value;
 
 use crate::claim::{read_claim, ClaimedRef, EvidenceRef};
 use crate::invocation::{Invocation, RawOutput};
-use crate::json::{locate, parse_with_depth_limit, to_serde_value, Json, JsonErrorKind, MAX_PATHS};
+use crate::json::{
+    has_rewritten_number, locate, parse_with_depth_limit, to_serde_value, Json, JsonErrorKind, Tree,
+    MAX_PATHS,
+};
 use crate::ladder::Needle;
-use crate::path::{EvidencePath, PathError};
+use crate::path::{EvidencePath, PathError, Selection};
 use crate::policy::{Limits, Policy, Require};
 use crate::report::{
     Reason, RefOutcome, RefReport, Report, RunReport, Source, Status, Summary, Verdict, Warning,
@@ -101,10 +104,13 @@ fn complete_preview(inv: &Invocation) -> Option<&str> {
 enum Document<'a> {
     Unavailable,
     OverLimit,
+    /// Our tree; JSONPath queries run on its `Value` twin, built on first need.
     Ready {
         doc: DocRef<'a>,
         twin: Option<Value>,
     },
+    /// The text parsed straight into the `Value` serde_json_path queries: one tree, not two.
+    Value(Value),
     /// Only what the invocation's singular paths select, keyed by trimmed path text.
     Located(HashMap<String, Option<(String, Json)>>),
 }
@@ -159,6 +165,28 @@ fn locate_document<'a>(text: &str, plan: &[(String, Compiled)], policy: &Policy)
     }
 }
 
+/// The deepest document serde_json parses (its recursion limit); deeper ones take the tree.
+pub(crate) const SERDE_MAX_DEPTH: usize = 127;
+
+/// Loads a text document for general paths as a `Value` when serde_json accepts it (then it
+/// is valid JSON no deeper than [`SERDE_MAX_DEPTH`], so within any depth limit at least that
+/// large); anything else — not JSON, or deeper — goes to [`load_document`], which decides
+/// exactly as §3.2 and §6 say. A smaller depth limit also takes the tree: the limit counts the
+/// text's nesting, including values a repeated key discards, which a `Value` no longer has.
+fn value_document<'a>(inv: &'a Invocation, text: &str, policy: &Policy) -> Document<'a> {
+    let limits = &policy.limits;
+    if text.len() > limits.max_output_bytes {
+        return Document::OverLimit;
+    }
+    if limits.max_depth < SERDE_MAX_DEPTH {
+        return load_document(inv, policy);
+    }
+    match serde_json::from_str::<Value>(text) {
+        Ok(v) => Document::Value(v),
+        Err(_) => load_document(inv, policy),
+    }
+}
+
 fn load_document<'a>(inv: &'a Invocation, policy: &Policy) -> Document<'a> {
     let limits = &policy.limits;
     let text = match &inv.raw_output {
@@ -187,6 +215,8 @@ struct Checker<'a> {
     document: Option<Document<'a>>,
     /// Set when every checked ref's path is singular and the raw output is text.
     plan: Option<Plan>,
+    /// Whether the fast routes (located singular paths, the `Value` document) may be taken.
+    fast: bool,
 }
 
 /// The singular paths to locate, when every ref that will be checked has one (invalid paths
@@ -239,7 +269,7 @@ fn verify_with(inv: &Invocation, policy: &Policy, cache: &PathCache, fast: bool)
     }
     let failed = inv.success == Some(false);
     let plan = if fast && !failed { singular_plan(inv, refs, policy, cache) } else { None };
-    let mut checker = Checker { inv, policy, cache, document: None, plan };
+    let mut checker = Checker { inv, policy, cache, document: None, plan, fast };
     let reports: Vec<RefReport> =
         refs.iter().enumerate().map(|(index, r)| checker.report(index, r, failed)).collect();
 
@@ -324,38 +354,22 @@ impl<'a> Checker<'a> {
         if r.text.trim().is_empty() {
             return RefOutcome::EmptyText.into();
         }
-        let (inv, policy, plan) = (self.inv, self.policy, &self.plan);
+        let (inv, policy, plan, fast) = (self.inv, self.policy, &self.plan, self.fast);
         let document = self.document.get_or_insert_with(|| match (plan, raw_text(inv)) {
             (Some(plan), Some(text)) => locate_document(text, plan, policy),
+            (None, Some(text)) if fast => value_document(inv, text, policy),
             _ => load_document(inv, policy),
         });
-        let (doc, twin) = match document {
-            Document::Unavailable => {
-                let in_preview = inv
-                    .output_preview
-                    .as_deref()
-                    .map(|p| Needle::new(&r.text).rung_in_text(p, policy.max_rung).is_some());
-                return Checked { outcome: RefOutcome::RawOutputUnavailable, hit: None, in_preview };
-            }
-            Document::OverLimit => return RefOutcome::LimitExceeded.into(),
-            Document::Located(found) => {
-                let path_text = r.raw_path.trim();
-                if path_text.chars().count() > policy.limits.max_path_chars {
-                    return RefOutcome::LimitExceeded.into();
-                }
-                if self.cache.get(path_text).is_err() {
-                    return RefOutcome::InvalidPath.into();
-                }
-                let selected: Vec<(String, &crate::json::Node)> = found
-                    .get(path_text)
-                    .and_then(Option::as_ref)
-                    .map(|(normalized, doc)| (normalized.clone(), doc.root()))
-                    .into_iter()
-                    .collect();
-                return matched(policy, r, &selected);
-            }
-            Document::Ready { doc, twin } => (doc.get(), twin),
-        };
+        if let Document::Unavailable = document {
+            let in_preview = inv
+                .output_preview
+                .as_deref()
+                .map(|p| Needle::new(&r.text).rung_in_text(p, policy.max_rung).is_some());
+            return Checked { outcome: RefOutcome::RawOutputUnavailable, hit: None, in_preview };
+        }
+        if let Document::OverLimit = document {
+            return RefOutcome::LimitExceeded.into();
+        }
         let path_text = r.raw_path.trim();
         let max_path = policy.limits.max_path_chars;
         if path_text.len() > max_path && path_text.chars().count() > max_path {
@@ -365,26 +379,56 @@ impl<'a> Checker<'a> {
         let Ok(path) = compiled.as_ref() else {
             return RefOutcome::InvalidPath.into();
         };
-        if path.needs_value() && doc.depth() > Limits::QUERY_DEPTH_CEILING {
-            return RefOutcome::LimitExceeded.into();
+        match document {
+            Document::Unavailable | Document::OverLimit => unreachable!("returned above"),
+            Document::Located(found) => {
+                let found = found.get(path_text).and_then(Option::as_ref);
+                let (bases, nodes): (Vec<String>, Vec<&crate::json::Node>) =
+                    found.map(|(normalized, doc)| (normalized.clone(), doc.root())).into_iter().unzip();
+                matched(policy, r, &nodes, |i| bases[i].clone())
+            }
+            Document::Value(value) => {
+                let selection = path.select_value(value);
+                if !has_rewritten_number(&selection.nodes) {
+                    return matched_in(policy, r, &selection);
+                }
+                // A selected number's exponent was rewritten by serde_json: match on our tree.
+                drop(selection);
+                *document = load_document(inv, policy);
+                self.check(r)
+            }
+            Document::Ready { doc, twin } => {
+                let doc = doc.get();
+                if path.needs_value() && doc.depth() > Limits::QUERY_DEPTH_CEILING {
+                    return RefOutcome::LimitExceeded.into();
+                }
+                if path.needs_value() && twin.is_none() {
+                    *twin = Some(to_serde_value(doc.root()));
+                }
+                matched_in(policy, r, &path.select(doc.root(), twin.as_ref()))
+            }
         }
-        if path.needs_value() && twin.is_none() {
-            *twin = Some(to_serde_value(doc.root()));
-        }
-        let selected = path.select(doc.root(), twin.as_ref());
-        matched(policy, r, &selected)
     }
 }
 
-/// Steps 4 and 5 of §3.3 on the selected nodes.
-fn matched(policy: &Policy, r: &EvidenceRef, selected: &[(String, &crate::json::Node)]) -> Checked {
+fn matched_in<T: Tree>(policy: &Policy, r: &EvidenceRef, selection: &Selection<'_, T>) -> Checked {
+    matched(policy, r, &selection.nodes, |i| selection.base(i))
+}
+
+/// Steps 4 and 5 of §3.3 on the selected nodes; `base(i)` is the normalized path of `selected[i]`.
+fn matched<T: Tree>(
+    policy: &Policy,
+    r: &EvidenceRef,
+    selected: &[&T],
+    base: impl Fn(usize) -> String,
+) -> Checked {
     if selected.is_empty() {
         return RefOutcome::PathNotFound.into();
     }
     if selected.len() > policy.limits.max_nodes {
         return RefOutcome::LimitExceeded.into();
     }
-    match Needle::new(&r.text).find(selected, policy.max_rung) {
+    match Needle::new(&r.text).find(selected, base, policy.max_rung) {
         Some(hit) => Checked { outcome: RefOutcome::Verified, hit: Some(hit), in_preview: None },
         None => RefOutcome::TextNotFound.into(),
     }

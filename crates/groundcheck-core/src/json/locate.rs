@@ -46,6 +46,7 @@ pub(crate) fn locate(
     }
     let all = if paths.len() == MAX_PATHS { u64::MAX } else { (1u64 << paths.len()) - 1 };
     let mut stack: Vec<Frame> = Vec::new();
+    let mut kinds = Vec::new();
     // The value about to be read: which paths reach it, and at which depth (steps taken).
     let mut reach = all;
     let mut depth = 0usize;
@@ -58,6 +59,8 @@ pub(crate) fn locate(
         }
         match p.peek() {
             None => return Err(p.error(JsonErrorKind::UnexpectedEnd)),
+            // No path goes into this value: validate it in one tight loop.
+            Some(b'[' | b'{') if onward == 0 => p.skip_value(stack.len(), max_depth, &mut kinds)?,
             Some(open @ (b'[' | b'{')) => {
                 if stack.len() + 1 > max_depth {
                     return Err(p.error(JsonErrorKind::TooDeep(max_depth)));
@@ -76,7 +79,7 @@ pub(crate) fn locate(
                             frame.next_index = 1;
                         }
                     } else {
-                        let key = p.member_name()?;
+                        let key = p.member_key()?;
                         (reach, depth) = child(paths, onward, depth, Seg::Name(&key));
                     }
                     continue 'value;
@@ -121,7 +124,7 @@ pub(crate) fn locate(
                     } else {
                         let (on_course, d) = (frame.on_course, frame.depth);
                         p.skip_ws();
-                        let key = p.member_name()?;
+                        let key = p.member_key()?;
                         (reach, depth) = child(paths, on_course, d, Seg::Name(&key));
                     }
                     continue 'value;
@@ -226,6 +229,16 @@ mod tests {
     }
 
     #[test]
+    fn escaped_member_names_are_decoded_before_comparing() {
+        let text = r#"{"\u0061b":{"c\"d":[0,"hit"]},"ab":{"x":1}}"#;
+        let paths = vec![vec![Seg::Name("ab"), Seg::Name("x")], vec![Seg::Name("ab"), Seg::Name("c\"d")]];
+        assert_eq!(spans(text, &paths), [Some("1"), None], "the repeated key keeps its last value");
+        let text = r#"{"\u0061b":{"c\"d":[0,"hit"]}}"#;
+        let paths = vec![vec![Seg::Name("ab"), Seg::Name("c\"d"), Seg::Index(1)]];
+        assert_eq!(spans(text, &paths), [Some(r#""hit""#)]);
+    }
+
+    #[test]
     fn errors_are_the_tree_parsers() {
         for text in [
             "",
@@ -237,10 +250,22 @@ mod tests {
             "[[[[x",
             "[x[[[[",
             r#"{"a" 1}"#,
+            r#"[{"a":[1,{"b":"\x"}]}]"#,
+            r#"[{"a":[1,{"b":tru}]}]"#,
+            r#"[{"a":[1,{"b" 2}]}]"#,
+            r#"[{"a":[1,{"b":2}}]"#,
+            "[[[[]]]]",
+            "[{\"a\":\"\u{1}\"}]",
+            r#"[{"a":1,}]"#,
+            r#"[[1,2,]]"#,
+            "[[1] 2]",
         ] {
             let tree = parse_with_depth_limit(text, 3).map(|_| ()).unwrap_err();
-            let located = locate(text, &[vec![Seg::Index(0)]], 3).map(|_| ()).unwrap_err();
-            assert_eq!(located, tree, "{text:?}");
+            // Into the first item; nowhere (every value skipped); the root only (skipped whole).
+            for paths in [vec![vec![Seg::Index(0)]], vec![vec![Seg::Name("zz")]], vec![vec![]]] {
+                let located = locate(text, &paths, 3).map(|_| ()).unwrap_err();
+                assert_eq!(located, tree, "{text:?} {paths:?}");
+            }
         }
     }
 }

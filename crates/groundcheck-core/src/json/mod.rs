@@ -9,13 +9,15 @@
 
 mod locate;
 mod parse;
+mod tree;
 mod value;
 mod write;
 
 pub(crate) use locate::{locate, Seg, MAX_PATHS};
 pub(crate) use parse::parse_with_depth_limit;
 pub use parse::{JsonError, JsonErrorKind};
-pub(crate) use value::{clone_flat, to_serde_value};
+pub(crate) use tree::{has_rewritten_number, Step, Tree};
+pub(crate) use value::to_serde_value;
 
 /// One JSON value; the private building block of [`Json`].
 ///
@@ -104,6 +106,12 @@ impl Json {
 
     pub(crate) fn root(&self) -> &Node {
         &self.root
+    }
+
+    /// The tree, taken out to be consumed. The caller owns its dropping: a tree that may be
+    /// deep goes to [`drop_flat`], or back into a [`Json`].
+    pub(crate) fn into_root(mut self) -> Node {
+        std::mem::replace(&mut self.root, Node::Null)
     }
 }
 

@@ -94,7 +94,7 @@ pub(crate) fn parse_with_depth_limit(text: &str, max_depth: usize) -> Result<Jso
     Ok(Json { root, depth: depth.max(1) })
 }
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
     fn run(&mut self, stack: &mut Vec<Frame>, max_depth: usize) -> Result<(Node, usize), JsonError> {
         let mut max_seen = 0;
         'value: loop {
@@ -216,6 +216,115 @@ impl Parser<'_> {
         }
         self.pos += 1;
         Ok(name.into())
+    }
+
+    /// Like [`Parser::member_name`], borrowing the name from the text when it has no escapes.
+    pub(super) fn member_key(&mut self) -> Result<std::borrow::Cow<'a, str>, JsonError> {
+        if self.peek() != Some(b'"') {
+            return Err(self.unexpected_or_end());
+        }
+        let start = self.pos;
+        self.skip_string()?;
+        let raw = &self.text[start + 1..self.pos - 1];
+        let name = if raw.contains('\\') {
+            let end = self.pos;
+            self.pos = start;
+            let decoded = self.string()?;
+            debug_assert_eq!(self.pos, end);
+            std::borrow::Cow::Owned(decoded)
+        } else {
+            std::borrow::Cow::Borrowed(raw)
+        };
+        self.skip_ws();
+        if self.peek() != Some(b':') {
+            return Err(self.unexpected_or_end());
+        }
+        self.pos += 1;
+        Ok(name)
+    }
+
+    /// Like [`Parser::member_name`], without decoding or allocating the name.
+    fn skip_member_name(&mut self) -> Result<(), JsonError> {
+        if self.peek() != Some(b'"') {
+            return Err(self.unexpected_or_end());
+        }
+        self.skip_string()?;
+        self.skip_ws();
+        if self.peek() != Some(b':') {
+            return Err(self.unexpected_or_end());
+        }
+        self.pos += 1;
+        Ok(())
+    }
+
+    /// Validates one value (after white space) without building anything; `open` is how many
+    /// containers enclose it. Same grammar, same depth rule and same errors, at the same
+    /// places, as [`Parser::run`]: the locator skips what no path enters with it. `kinds` is
+    /// scratch space (true: array), reused across calls so skipping allocates nothing.
+    pub(super) fn skip_value(
+        &mut self,
+        open: usize,
+        max_depth: usize,
+        kinds: &mut Vec<bool>,
+    ) -> Result<(), JsonError> {
+        kinds.clear();
+        'value: loop {
+            self.skip_ws();
+            match self.peek() {
+                None => return Err(self.error(JsonErrorKind::UnexpectedEnd)),
+                Some(c @ (b'[' | b'{')) => {
+                    if open + kinds.len() + 1 > max_depth {
+                        return Err(self.error(JsonErrorKind::TooDeep(max_depth)));
+                    }
+                    self.pos += 1;
+                    self.skip_ws();
+                    let array = c == b'[';
+                    if self.peek() == Some(if array { b']' } else { b'}' }) {
+                        self.pos += 1;
+                    } else {
+                        kinds.push(array);
+                        if !array {
+                            self.skip_member_name()?;
+                        }
+                        continue 'value;
+                    }
+                }
+                Some(b'"') => self.skip_string()?,
+                Some(b't') => {
+                    self.literal("true", Node::Null)?;
+                }
+                Some(b'f') => {
+                    self.literal("false", Node::Null)?;
+                }
+                Some(b'n') => {
+                    self.literal("null", Node::Null)?;
+                }
+                Some(b'-' | b'0'..=b'9') => {
+                    self.number()?;
+                }
+                Some(_) => return Err(self.unexpected()),
+            }
+            // Close every container that ends here, then go on to the next member or item.
+            loop {
+                let Some(&array) = kinds.last() else { return Ok(()) };
+                self.skip_ws();
+                match self.peek() {
+                    Some(b',') => {
+                        self.pos += 1;
+                        if !array {
+                            self.skip_ws();
+                            self.skip_member_name()?;
+                        }
+                        continue 'value;
+                    }
+                    Some(b']') if array => self.pos += 1,
+                    Some(b'}') if !array => self.pos += 1,
+                    None => return Err(self.error(JsonErrorKind::UnexpectedEnd)),
+                    Some(_) => return Err(self.unexpected()),
+                }
+                kinds.pop();
+            }
+        }
     }
 
     pub(super) fn unexpected_or_end(&self) -> JsonError {

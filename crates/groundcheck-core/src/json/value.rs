@@ -1,8 +1,10 @@
 //! Non-recursive folds over [`Node`] trees: depth, deep copies and the `serde_json` twin.
 //!
 //! `serde_json_path` evaluates queries on `serde_json::Value`; the twin is built here without
-//! recursion. Numbers become f64/i64/u64 there (filters compare them by value); a number
-//! beyond f64's range saturates to ±`f64::MAX` — its text, used for matching, stays exact.
+//! recursion. The workspace builds serde_json with `arbitrary_precision`, so a twin number
+//! keeps its text exactly, like the [`Node`] it comes from; filters compare numbers by their
+//! f64 value, and a number beyond f64's range compares with nothing (`serde_json` gives it no
+//! f64 value).
 
 use serde_json::{Map, Number, Value};
 
@@ -125,17 +127,11 @@ pub(crate) fn to_serde_value(root: &Node) -> Value {
     )
 }
 
-/// The value of a number's text, for JSONPath filter comparisons.
+/// The twin of a number (`text` is valid JSON number text, as the parser checked). Its text
+/// is kept except for the exponent, which serde_json rewrites (`1E3` → `1e+3`): the twin's
+/// numbers are for filter comparisons only; leaf texts come from the [`Node`].
 fn number_value(text: &str) -> Number {
-    if let Ok(i) = text.parse::<i64>() {
-        return Number::from(i);
-    }
-    if let Ok(u) = text.parse::<u64>() {
-        return Number::from(u);
-    }
-    let f: f64 = text.parse().unwrap_or(0.0);
-    let f = if f.is_finite() { f } else { f64::MAX.copysign(f) };
-    Number::from_f64(f).unwrap_or_else(|| Number::from(0))
+    text.parse().unwrap_or_else(|_| Number::from(0))
 }
 
 #[cfg(test)]
@@ -144,15 +140,15 @@ mod tests {
     use crate::Json;
 
     #[test]
-    fn twin_keeps_structure_order_and_saturates_huge_numbers() {
+    fn twin_keeps_structure_order_and_number_texts() {
         let doc =
             Json::parse(r#"{"z":[1,2.5,{"y":null}],"a":"x","n":1e400,"m":-1e400,"b":true,"e":[]}"#).unwrap();
         let v = to_serde_value(doc.root());
         let keys: Vec<_> = v.as_object().unwrap().keys().cloned().collect();
         assert_eq!(keys, ["z", "a", "n", "m", "b", "e"]);
         assert_eq!(v["z"], serde_json::json!([1, 2.5, {"y": null}]));
-        assert_eq!(v["n"].as_f64(), Some(f64::MAX));
-        assert_eq!(v["m"].as_f64(), Some(-f64::MAX));
+        assert_eq!(v["n"].as_f64(), None, "beyond f64: compares with nothing");
+        assert_eq!(v["m"].as_f64(), None);
         assert_eq!(v["e"], serde_json::json!([]));
     }
 

@@ -1,0 +1,134 @@
+//! What selecting and matching need from a document tree, for both trees a document can be.
+//!
+//! A document is either our [`Node`] tree (numbers exactly as written, any depth) or, on the
+//! general-path fast route, the `serde_json::Value` that serde_json_path queries directly (see
+//! `verify`). Walking paths and leaves is written once, over [`Tree`].
+
+use serde_json::Value;
+
+use super::Node;
+
+/// One step from a container to a child.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Step<'d> {
+    Name(&'d str),
+    Index(usize),
+}
+
+/// A JSON tree the ladder can search and singular paths can walk.
+pub(crate) trait Tree {
+    /// The text a leaf is matched by (§3.3 step 5), or `None` for containers.
+    fn leaf_text(&self) -> Option<&str>;
+    /// The child at `step`, if this is a container that has it.
+    fn child(&self, step: Step<'_>) -> Option<&Self>;
+    /// Whether this is an array (a pointer token is then an index).
+    fn is_array(&self) -> bool;
+    /// Pushes the children in reverse document order, for a depth-first walk off a stack.
+    fn push_children<'a>(&'a self, depth: usize, out: &mut Vec<(&'a Self, usize, Option<Step<'a>>)>);
+}
+
+impl Tree for Node {
+    fn leaf_text(&self) -> Option<&str> {
+        Node::leaf_text(self)
+    }
+
+    fn child(&self, step: Step<'_>) -> Option<&Node> {
+        match (step, self) {
+            (Step::Name(name), Node::Object(_)) => self.member(name),
+            (Step::Index(i), Node::Array(items)) => items.get(i),
+            _ => None,
+        }
+    }
+
+    fn is_array(&self) -> bool {
+        matches!(self, Node::Array(_))
+    }
+
+    fn push_children<'a>(&'a self, depth: usize, out: &mut Vec<(&'a Node, usize, Option<Step<'a>>)>) {
+        match self {
+            Node::Array(items) => {
+                out.extend(items.iter().enumerate().rev().map(|(i, n)| (n, depth, Some(Step::Index(i)))))
+            }
+            Node::Object(members) => {
+                out.extend(members.iter().rev().map(|(k, n)| (n, depth, Some(Step::Name(k)))))
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Tree for Value {
+    fn leaf_text(&self) -> Option<&str> {
+        match self {
+            Value::Null => Some("null"),
+            Value::Bool(true) => Some("true"),
+            Value::Bool(false) => Some("false"),
+            // `arbitrary_precision`: the number's text, exponent aside (see `has_rewritten_number`).
+            Value::Number(n) => Some(n.as_str()),
+            Value::String(s) => Some(s),
+            Value::Array(_) | Value::Object(_) => None,
+        }
+    }
+
+    fn child(&self, step: Step<'_>) -> Option<&Value> {
+        match (step, self) {
+            (Step::Name(name), Value::Object(map)) => map.get(name),
+            (Step::Index(i), Value::Array(items)) => items.get(i),
+            _ => None,
+        }
+    }
+
+    fn is_array(&self) -> bool {
+        self.is_array()
+    }
+
+    fn push_children<'a>(&'a self, depth: usize, out: &mut Vec<(&'a Value, usize, Option<Step<'a>>)>) {
+        match self {
+            Value::Array(items) => {
+                out.extend(items.iter().enumerate().rev().map(|(i, n)| (n, depth, Some(Step::Index(i)))))
+            }
+            Value::Object(map) => out.extend(map.iter().rev().map(|(k, n)| (n, depth, Some(Step::Name(k))))),
+            _ => {}
+        }
+    }
+}
+
+/// Whether any number under `roots` has an exponent. serde_json (`arbitrary_precision`)
+/// rewrites exponents (`1E3` and `1e3` both become `1e+3`), so such a number's text as
+/// written is lost in a `Value`; the caller then matches on a [`Node`] tree instead.
+pub(crate) fn has_rewritten_number(roots: &[&Value]) -> bool {
+    let mut stack: Vec<&Value> = roots.to_vec();
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Number(n) if n.as_str().bytes().any(|b| b == b'e') => return true,
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => stack.extend(map.values()),
+            _ => {}
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serde_json_parses_exactly_as_deep_as_the_value_route_assumes() {
+        let nested = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        let max = crate::verify::SERDE_MAX_DEPTH;
+        assert!(serde_json::from_str::<Value>(&nested(max)).is_ok());
+        assert!(serde_json::from_str::<Value>(&nested(max + 1)).is_err());
+    }
+
+    #[test]
+    fn exponents_are_the_only_rewritten_number_texts() {
+        let v: Value = serde_json::from_str(r#"[-0, 0.950, 12345678901234567890123, 1E3, 2e-1]"#).unwrap();
+        let texts: Vec<_> = v.as_array().unwrap().iter().map(|n| n.leaf_text().unwrap()).collect();
+        assert_eq!(texts, ["-0", "0.950", "12345678901234567890123", "1e+3", "2e-1"]);
+        let items: Vec<&Value> = v.as_array().unwrap().iter().collect();
+        assert!(!has_rewritten_number(&items[..3]));
+        assert!(has_rewritten_number(&items[3..4]));
+        assert!(has_rewritten_number(&[&v]));
+    }
+}
