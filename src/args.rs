@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use groundcheck_core::{Policy, Require, Rung};
+use groundcheck_core::{Limits, Policy, Require, Rung};
 
 /// Checks an AIOps agent's claimed evidence against its tools' raw outputs.
 ///
@@ -216,6 +216,39 @@ pub struct PolicyArgs {
     /// The loosest matching rung accepted; looser rungs are not tried.
     #[arg(long = "match", value_enum, default_value_t = MatchArg::Elided)]
     rung: MatchArg,
+    /// Largest raw output text verified, in bytes; larger ones give limit_exceeded.
+    #[arg(long, value_name = "BYTES", default_value_t = Limits::default().max_output_bytes,
+          value_parser = positive, help_heading = "Limits (SPEC §6)")]
+    max_output_bytes: usize,
+    /// Deepest JSON nesting of a raw output (the root is depth 1).
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_depth,
+          value_parser = positive, help_heading = "Limits (SPEC §6)")]
+    max_depth: usize,
+    /// Longest evidence text, in characters.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_text_chars,
+          value_parser = positive, help_heading = "Limits (SPEC §6)")]
+    max_text_chars: usize,
+    /// Longest raw_path after trimming, in characters.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_path_chars,
+          value_parser = positive, help_heading = "Limits (SPEC §6)")]
+    max_path_chars: usize,
+    /// Most nodes one query may select (wildcards and `..` included).
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_nodes,
+          value_parser = positive, help_heading = "Limits (SPEC §6)")]
+    max_nodes: usize,
+    /// Most refs read per invocation; later ones are echoed with limit_exceeded.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_refs,
+          value_parser = positive, help_heading = "Limits (SPEC §6)")]
+    max_refs: usize,
+}
+
+/// A limit: a whole number of at least 1 (a zero limit would refuse every input).
+fn positive(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(format!("{e}")),
+    }
 }
 
 impl PolicyArgs {
@@ -230,7 +263,14 @@ impl PolicyArgs {
                 MatchArg::Normalized => Rung::Normalized,
                 MatchArg::Elided => Rung::Elided,
             },
-            ..Policy::default()
+            limits: Limits {
+                max_output_bytes: self.max_output_bytes,
+                max_depth: self.max_depth,
+                max_text_chars: self.max_text_chars,
+                max_path_chars: self.max_path_chars,
+                max_nodes: self.max_nodes,
+                max_refs: self.max_refs,
+            },
         }
     }
 }

@@ -82,6 +82,70 @@ fn policy_flags_change_verdicts() {
     assert_eq!(status(&["--require", "any", "--match", "exact"]), "unsupported/not_verified");
 }
 
+/// Issue #6 item 1: every §6 limit is settable on the command line, and each one bites where
+/// the spec says. One bundle, one invocation per limit, each just over its lowered limit.
+#[test]
+fn limit_flags_change_verdicts_where_each_limit_bites() {
+    let bundle = r#"{"run_id":"r","invocations":[
+      {"id":1,"tool_name":"t","raw_output_text":"{\"m\":\"0123456789\"}",
+       "retrieval_details":{"evidence_refs":[{"raw_path":"$.m","text":"456"}]}},
+      {"id":2,"tool_name":"t","raw_output_text":"[[[\"deep\"]]]",
+       "retrieval_details":{"evidence_refs":[{"raw_path":"$[0][0][0]","text":"deep"}]}},
+      {"id":3,"tool_name":"t","raw_output_text":"{\"m\":\"abcdef\"}",
+       "retrieval_details":{"evidence_refs":[{"raw_path":"$.m","text":"abcdef"}]}},
+      {"id":4,"tool_name":"t","raw_output_text":"{\"mmmm\":\"x\"}",
+       "retrieval_details":{"evidence_refs":[{"raw_path":"$.mmmm","text":"x"}]}},
+      {"id":5,"tool_name":"t","raw_output_text":"[\"a\",\"b\",\"c\"]",
+       "retrieval_details":{"evidence_refs":[{"raw_path":"$[*]","text":"c"}]}},
+      {"id":6,"tool_name":"t","raw_output_text":"[\"a\",\"b\"]",
+       "retrieval_details":{"evidence_refs":[{"raw_path":"$[0]","text":"a"},{"raw_path":"$[1]","text":"b"}]}}]}"#;
+    let dir = temp_dir();
+    let file = write(dir.path(), "limits.json", bundle);
+    let outcomes = |flags: &[&str]| -> Vec<String> {
+        let mut args = vec!["verify", "--format", "jsonl"];
+        args.extend_from_slice(flags);
+        args.push(file.to_str().unwrap());
+        let out = run(args);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        out.stdout
+            .lines()
+            .map(|line| {
+                let v: serde_json::Value = serde_json::from_str(line).unwrap();
+                let refs =
+                    v["refs"].as_array().unwrap().iter().map(|r| r["outcome"].as_str().unwrap().to_string());
+                refs.collect::<Vec<_>>().join(",")
+            })
+            .collect()
+    };
+    let defaults = outcomes(&[]);
+    assert!(defaults.iter().all(|o| o.split(',').all(|o| o == "verified")), "{defaults:?}");
+    let limited = outcomes(&[
+        "--max-output-bytes=15",
+        "--max-depth=2",
+        "--max-text-chars=5",
+        "--max-path-chars=5",
+        "--max-nodes=2",
+        "--max-refs=1",
+    ]);
+    assert_eq!(
+        limited,
+        [
+            "limit_exceeded",          // 1: 18 bytes of output > 15
+            "limit_exceeded",          // 2: depth 3 > 2
+            "limit_exceeded",          // 3: 6 characters of text > 5
+            "limit_exceeded",          // 4: `$.mmmm` is 6 characters > 5
+            "limit_exceeded",          // 5: 3 nodes selected > 2
+            "verified,limit_exceeded"  // 6: the second ref is not read
+        ]
+    );
+    for bad in ["--max-depth=0", "--max-nodes=-1", "--max-refs=many"] {
+        let out = run(["verify", bad, file.to_str().unwrap()]);
+        assert_eq!(out.code, 2, "{bad}");
+        assert!(out.stdout.is_empty());
+        assert!(out.stderr.contains(bad.split('=').next().unwrap()), "{bad}: {}", out.stderr);
+    }
+}
+
 #[test]
 fn a_folder_merges_runs_across_files_in_name_order() {
     let dir = temp_dir();
