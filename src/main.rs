@@ -14,6 +14,13 @@ use std::process::ExitCode;
 use clap::{CommandFactory, FromArgMatches};
 
 use crate::args::{Cli, Command};
+
+/// mimalloc, not the system allocator: verification allocates and frees millions of small
+/// tree nodes and strings. `verify` of a 5,000-invocation generated corpus on one thread took
+/// 1.67× less CPU time with it (`perf stat` task-clock, 5 runs: 293 ms against 488 ms), for
+/// a higher peak RSS (90 MB against 56 MB). See benches/README.md.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use crate::cmd::run::{RunArgs, Selector};
 use crate::failure::Failure;
 

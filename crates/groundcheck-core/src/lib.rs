@@ -36,6 +36,20 @@
 //!
 //! Bundle files (the fixture format) are read by [`Bundle::parse`] and grouped into runs by
 //! [`RunSet`]; [`resolve`] shows what a path selects.
+//!
+//! # Panics
+//!
+//! Never, on any input: the Verifier calls this crate in-process on whatever an agent and its
+//! tools wrote. Every [`Invocation`] gets a [`Verdict`] — hostile rows (10,000-deep nesting,
+//! lone surrogate escapes, numbers beyond f64, 100 KB paths, 1 MB quotes, heavy filter
+//! regexes, `$..*` over large documents, thousands of refs) get the verdicts SPEC §6 defines,
+//! in bounded time and memory set by [`Limits`] — and every unreadable file a typed error
+//! ([`BundleError`], [`JsonError`], [`PathError`]). No operation recurses once per nesting
+//! level of a document beyond [`Limits::QUERY_DEPTH_CEILING`], so deep input cannot overflow
+//! a thread's stack. The evidence is the fuzz targets in the repository's `fuzz/` (bundle
+//! parsing; every verification route compared with the tree route; `resolve`), the hostile
+//! corpus in `fixtures/hostile/`, and the rule tests. A panic is a bug: please report the
+//! input.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 

@@ -403,15 +403,7 @@ impl<'a> Parser<'a> {
         let mut scratch = String::new();
         loop {
             let run_start = self.pos;
-            let rest = &self.bytes[self.pos..];
-            // SIMD search for the two bytes that end a run; then a (vectorised) check that the
-            // run holds no raw control character, which JSON forbids inside strings.
-            let stop = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
-            if let Some(control) = rest[..stop].iter().position(|&b| b < 0x20) {
-                self.pos += control;
-                return Err(self.error(JsonErrorKind::ControlCharacter));
-            }
-            self.pos += stop;
+            self.pos += special_byte(&self.bytes[self.pos..]);
             if let Some(out) = out.as_deref_mut() {
                 out.push_str(&self.text[run_start..self.pos]);
             }
@@ -421,13 +413,14 @@ impl<'a> Parser<'a> {
                     self.pos += 1;
                     return Ok(());
                 }
-                Some(_) => match out.as_deref_mut() {
+                Some(b'\\') => match out.as_deref_mut() {
                     Some(out) => self.escape(out)?,
                     None => {
                         scratch.clear();
                         self.escape(&mut scratch)?;
                     }
                 },
+                Some(_) => return Err(self.error(JsonErrorKind::ControlCharacter)),
             }
         }
     }
@@ -490,6 +483,24 @@ impl<'a> Parser<'a> {
             None => Err(JsonError::at(self.text, escape_at, JsonErrorKind::InvalidEscape)),
         }
     }
+}
+
+/// The offset of the first byte that ends a run of plain string content — `"`, `\\` or a raw
+/// control character, which JSON forbids inside strings — or `bytes.len()`.
+///
+/// JSON held in a JSON string (a bundle's `raw_output_text`) escapes every quote, so runs
+/// are often a few bytes long: the first bytes are looked at one by one, and only a longer
+/// run pays for the SIMD search of the two bytes plus a (vectorised) control-character check.
+fn special_byte(bytes: &[u8]) -> usize {
+    const SCALAR: usize = 16;
+    let special = |b: u8| b == b'"' || b == b'\\' || b < 0x20;
+    let head = bytes.len().min(SCALAR);
+    if let Some(i) = bytes[..head].iter().position(|&b| special(b)) {
+        return i;
+    }
+    let rest = &bytes[head..];
+    let stop = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
+    head + rest[..stop].iter().position(|&b| b < 0x20).unwrap_or(stop)
 }
 
 /// Applies §3.5's rule for repeated keys: the last value, at the first position.
