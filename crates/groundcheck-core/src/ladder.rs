@@ -6,6 +6,7 @@
 //! the elided rung.
 
 use memchr::memmem::Finder;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::json::{Step, Tree};
@@ -104,6 +105,20 @@ impl<'t> Needle<'t> {
         base: impl Fn(usize) -> String,
         max: Rung,
     ) -> Option<(Rung, String)> {
+        if selected.len() >= PARALLEL_NODES {
+            self.find_in_parallel(selected, base, max)
+        } else {
+            self.find_in_order(selected, base, max)
+        }
+    }
+
+    /// [`Needle::find`] on the calling thread, leaves normalised once for both loose rungs.
+    fn find_in_order<T: Tree>(
+        &self,
+        selected: &[&T],
+        base: impl Fn(usize) -> String,
+        max: Rung,
+    ) -> Option<(Rung, String)> {
         let path = |(i, steps): (usize, Vec<Step<'_>>)| {
             let mut path = base(i);
             for step in steps {
@@ -137,6 +152,52 @@ impl<'t> Needle<'t> {
             }
         }
         None
+    }
+}
+
+/// Selections of at least this many nodes are searched node by node on rayon, so that one
+/// invocation citing thousands of nodes (`$.logs[*]` over a large output) does not keep a
+/// run on one core. Below it, splitting costs more than it saves.
+const PARALLEL_NODES: usize = 256;
+
+impl Needle<'_> {
+    /// [`Needle::find`] on rayon: each rung runs over the nodes in parallel and the first
+    /// node in order with a hit wins, so the result is the sequential one. Leaves are not
+    /// cached between rungs here; the elided rung (needles with `...` only) normalises again.
+    fn find_in_parallel<T: Tree>(
+        &self,
+        selected: &[&T],
+        base: impl Fn(usize) -> String,
+        max: Rung,
+    ) -> Option<(Rung, String)> {
+        let search = |test: &(dyn Fn(&str) -> bool + Sync)| {
+            selected.par_iter().enumerate().find_map_first(|(i, node)| {
+                first_leaf(std::slice::from_ref(node), |leaf, _| test(leaf)).map(|(_, steps)| (i, steps))
+            })
+        };
+        let hit = search(&|leaf| self.exact_in(leaf))
+            .map(|hit| (Rung::Exact, hit))
+            .or_else(|| {
+                (max != Rung::Exact)
+                    .then(|| search(&|leaf| self.normalized_in(&normalize(leaf))))
+                    .flatten()
+                    .map(|hit| (Rung::Normalized, hit))
+            })
+            .or_else(|| {
+                (max == Rung::Elided && self.pieces.is_some())
+                    .then(|| search(&|leaf| self.elided_in(&normalize(leaf))))
+                    .flatten()
+                    .map(|hit| (Rung::Elided, hit))
+            })?;
+        let (rung, (i, steps)) = hit;
+        let mut path = base(i);
+        for step in steps {
+            match step {
+                Step::Name(name) => push_name(&mut path, name),
+                Step::Index(i) => push_index(&mut path, i),
+            }
+        }
+        Some((rung, path))
     }
 }
 
@@ -182,6 +243,37 @@ mod tests {
         let doc = Json::parse(doc).unwrap();
         let selection = EvidencePath::parse(path).unwrap().select(doc.root(), None);
         Needle::new(text).find(&selection.nodes, |i| selection.base(i), max)
+    }
+
+    #[test]
+    fn parallel_search_finds_what_the_sequential_one_finds() {
+        // 600 nodes: late exact hits must beat early normalized ones, as in order.
+        let mut items: Vec<String> =
+            (0..600).map(|i| format!(r#"{{"m":"line {i} ok","n":[{i}]}}"#)).collect();
+        items[40] = r#"{"m":"Connection   REFUSED here"}"#.into();
+        items[450] = r#"{"m":"x","n":["connection refused"]}"#.into();
+        items[500] = r#"{"m":"dial tcp 10.0.0.7 ... then refused"}"#.into();
+        let doc = Json::parse(&format!("[{}]", items.join(","))).unwrap();
+        let selection = EvidencePath::parse("$[*]").unwrap().select(doc.root(), None);
+        assert!(selection.nodes.len() >= PARALLEL_NODES);
+        for (text, max) in [
+            ("connection refused", Rung::Elided),
+            ("connection refused", Rung::Exact),
+            ("CONNECTION REFUSED HERE", Rung::Elided),
+            ("dial tcp ... refused", Rung::Elided),
+            ("line 599 ok", Rung::Exact),
+            ("599", Rung::Normalized),
+            ("absent", Rung::Elided),
+        ] {
+            let needle = Needle::new(text);
+            let base = |i| selection.base(i);
+            let parallel = needle.find_in_parallel(&selection.nodes, base, max);
+            assert_eq!(parallel, needle.find_in_order(&selection.nodes, base, max), "{text}");
+        }
+        assert_eq!(
+            Needle::new("connection refused").find(&selection.nodes, |i| selection.base(i), Rung::Elided),
+            Some((Rung::Exact, "$[450]['n'][0]".into()))
+        );
     }
 
     #[test]

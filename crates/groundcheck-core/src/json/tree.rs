@@ -15,8 +15,9 @@ pub(crate) enum Step<'d> {
     Index(usize),
 }
 
-/// A JSON tree the ladder can search and singular paths can walk.
-pub(crate) trait Tree {
+/// A JSON tree the ladder can search (in parallel for large selections) and singular paths
+/// can walk.
+pub(crate) trait Tree: Sync {
     /// The text a leaf is matched by (§3.3 step 5), or `None` for containers.
     fn leaf_text(&self) -> Option<&str>;
     /// The child at `step`, if this is a container that has it.
