@@ -89,10 +89,16 @@ pub(crate) const SQLITE: Dialect = Dialect {
     select_run: sqlite_select!("t.run_id = ? AND (? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?) ORDER BY t.id"),
     select_session: sqlite_select!("t.run_id IS NULL AND t.session_id = ? AND (? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?) ORDER BY t.id"),
     select_id: sqlite_select!("t.id = ?"),
+    // A column declared JSON has NUMERIC affinity in SQLite, which turns a JSON text that is
+    // a bare number into a REAL or INTEGER (`1.50` comes back `1.5`, `1e3` as `1000`). Such
+    // a text (it starts with a digit or `-`) is stored as a BLOB of its bytes, which affinity
+    // never converts and `CAST(… AS TEXT)` reads back exactly; every other JSON text stays TEXT.
     insert_invocation: "INSERT INTO tool_invocation (id, session_id, run_id, step_id, tool_name, input_params, \
         output_preview, output_length, retrieval_layer, l0_match_count, l1_match_count, is_truncated, \
         relevance_level, dedup_reason, retrieval_details, duration_ms, success, error_message, created_at) \
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        VALUES (?1, ?2, ?3, ?4, ?5, CASE WHEN ?6 GLOB '[0-9-]*' THEN CAST(?6 AS BLOB) ELSE ?6 END, \
+        ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, CASE WHEN ?15 GLOB '[0-9-]*' THEN CAST(?15 AS BLOB) ELSE ?15 END, \
+        ?16, ?17, ?18, ?19)",
     insert_output: "INSERT INTO tool_invocation_output (invocation_id, raw_output) VALUES (?, ?)",
     upsert_verdict: "INSERT INTO evidence_verification (invocation_id, policy, run_id, status, reason, \
         claimed_status, claim_agrees, source, refs, warnings, engine_version, verified_at) \
@@ -124,7 +130,10 @@ pub(crate) const MYSQL: Dialect = Dialect {
     select_run: mysql_select!("t.run_id = ? AND (? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?) ORDER BY t.id"),
     select_session: mysql_select!("t.run_id IS NULL AND t.session_id = ? AND (? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?) ORDER BY t.id"),
     select_id: mysql_select!("t.id = ?"),
-    insert_invocation: SQLITE.insert_invocation,
+    insert_invocation: "INSERT INTO tool_invocation (id, session_id, run_id, step_id, tool_name, input_params, \
+        output_preview, output_length, retrieval_layer, l0_match_count, l1_match_count, is_truncated, \
+        relevance_level, dedup_reason, retrieval_details, duration_ms, success, error_message, created_at) \
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     insert_output: SQLITE.insert_output,
     upsert_verdict: "INSERT INTO evidence_verification (invocation_id, policy, run_id, status, reason, \
         claimed_status, claim_agrees, source, refs, warnings, engine_version, verified_at) \

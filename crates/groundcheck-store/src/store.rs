@@ -348,8 +348,8 @@ impl Store {
                     };
                     Ok(StoredVerdict { run_id: text(1)?, verdict, engine_version: required(10)? })
                 })
-                .collect::<Result<_, _>>()
-                .map_err(|e| self.error(action(), e))
+                .collect::<Result<_, String>>()
+                .map_err(|e| StoreError::query(&self.url, action(), e))
         })
     }
 
@@ -402,7 +402,7 @@ impl Store {
                     .bind(now.as_str())
                     .execute(&mut *tx)
                     .await
-                    .map_err(|e| self.error(format!("{action}: id {}", v.id), e))?;
+                    .map_err(|e| self.write_error(format!("{action}: id {}", v.id), e))?;
             }
             if let Some((job, checkpoint)) = checkpoint {
                 let (kind, key) = match &checkpoint.last {
@@ -419,15 +419,52 @@ impl Store {
                     .bind(now.as_str())
                     .execute(&mut *tx)
                     .await
-                    .map_err(|e| self.error("writing the reverify checkpoint", e))?;
+                    .map_err(|e| self.write_error("writing the reverify checkpoint".into(), e))?;
             }
             tx.commit().await.map_err(|e| self.error(action, e))
         })
     }
 
-    fn error(&self, action: impl Into<String>, err: impl std::fmt::Display) -> StoreError {
-        StoreError::query(&self.url, action, err)
+    fn error(&self, action: impl Into<String>, err: sqlx::Error) -> StoreError {
+        StoreError::query(&self.url, action, reason(&err))
     }
+
+    /// A failed write. When the database refused writing at all (no rights, read-only), the
+    /// message says what `--write` needs instead of blaming the row it happened to be on.
+    fn write_error(&self, action: String, err: sqlx::Error) -> StoreError {
+        if !refused(&err) {
+            return self.error(action, err);
+        }
+        let hint = "--write needs INSERT and UPDATE on evidence_verification and reverify_checkpoint";
+        StoreError::query(&self.url, "writing verdicts", format!("{}; {hint}", reason(&err)))
+    }
+}
+
+/// A driver error as a person reads it. A server's error is its message and SQLSTATE (sqlx's
+/// own text for PostgreSQL ends with "at line N" — a line of the server's C source, which
+/// reads like a place in the user's input); a connection that dropped mid-statement says so.
+fn reason(err: &sqlx::Error) -> String {
+    match err {
+        sqlx::Error::Database(db) => match db.code() {
+            Some(code) => format!("{} (SQLSTATE {code})", db.message()),
+            None => db.message().to_string(),
+        },
+        sqlx::Error::Io(io) if io.kind() == std::io::ErrorKind::UnexpectedEof => {
+            format!("the database closed the connection ({io})")
+        }
+        sqlx::Error::Io(io) => format!("lost the connection to the database ({io})"),
+        other => other.to_string(),
+    }
+}
+
+/// Whether the database refuses writes altogether: PostgreSQL's insufficient_privilege and
+/// read_only_sql_transaction, MariaDB's "command denied", SQLite's read-only database.
+fn refused(err: &sqlx::Error) -> bool {
+    let sqlx::Error::Database(db) = err else { return false };
+    let message = db.message();
+    matches!(db.code().as_deref(), Some("42501" | "25006"))
+        || message.contains("command denied")
+        || message.contains("readonly database")
 }
 
 /// The snake_case name serde gives a report enum (the stored form).
