@@ -5,6 +5,8 @@
 //! per ref; leaves are normalised lazily, only when the exact rung failed, and then reused by
 //! the elided rung.
 
+use std::collections::HashSet;
+
 use memchr::memmem::Finder;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -105,10 +107,16 @@ impl<'t> Needle<'t> {
         base: impl Fn(usize) -> String,
         max: Rung,
     ) -> Option<(Rung, String)> {
-        if selected.len() >= PARALLEL_NODES {
-            self.find_in_parallel(selected, base, max)
+        // Nodes inside an earlier selected node (`$..*` selects every node *and* its
+        // ancestors) hold only leaves already searched, in the same order: searching them
+        // again cannot change the answer, and made `$..*` quadratic on deep documents.
+        let keep = outermost(selected);
+        let nodes: Vec<&T> = keep.iter().map(|&i| selected[i]).collect();
+        let base = |j: usize| base(keep[j]);
+        if nodes.len() >= PARALLEL_NODES {
+            self.find_in_parallel(&nodes, base, max)
         } else {
-            self.find_in_order(selected, base, max)
+            self.find_in_order(&nodes, base, max)
         }
     }
 
@@ -153,6 +161,32 @@ impl<'t> Needle<'t> {
         }
         None
     }
+}
+
+/// The indexes of the selected nodes that are not inside an earlier selected node (nor the
+/// same node again), in order. Each node of the document is visited at most once unless an
+/// ancestor is selected after its descendant (a union such as `$[0][0],$[0]`).
+fn outermost<T: Tree>(selected: &[&T]) -> Vec<usize> {
+    if selected.len() < 2 {
+        return (0..selected.len()).collect();
+    }
+    let address = |node: &T| node as *const T as usize;
+    let mut seen: HashSet<usize> = HashSet::new();
+    let mut keep = Vec::with_capacity(selected.len());
+    let mut stack: Vec<(&T, usize, Option<Step<'_>>)> = Vec::new();
+    for (i, &node) in selected.iter().enumerate() {
+        if seen.contains(&address(node)) {
+            continue;
+        }
+        keep.push(i);
+        stack.push((node, 0, None));
+        while let Some((node, _, _)) = stack.pop() {
+            if seen.insert(address(node)) {
+                node.push_children(0, &mut stack);
+            }
+        }
+    }
+    keep
 }
 
 /// Selections of at least this many nodes are searched node by node on rayon, so that one
@@ -274,6 +308,22 @@ mod tests {
             Needle::new("connection refused").find(&selection.nodes, |i| selection.base(i), Rung::Elided),
             Some((Rung::Exact, "$[450]['n'][0]".into()))
         );
+    }
+
+    #[test]
+    fn nodes_inside_earlier_selected_nodes_are_searched_once() {
+        // A comb 300 deep: `$..*` selects every node and every ancestor of it.
+        let mut doc = String::from("\"bottom needle\"");
+        for level in 0..300 {
+            doc = format!(r#"["leaf {level}", {doc}]"#);
+        }
+        let doc = Json::parse(&doc).unwrap();
+        let selection = EvidencePath::parse("$..*").unwrap().select(doc.root(), None);
+        assert_eq!(outermost(&selection.nodes), [0, 1], "the root's two children hold everything");
+        let found = Needle::new("BOTTOM needle").find(&selection.nodes, |i| selection.base(i), Rung::Elided);
+        let path = found.unwrap().1;
+        assert_eq!(path.matches("[1]").count(), 300, "{path}");
+        assert_eq!(outermost(&[doc.root(), doc.root()]), [0], "the same node twice");
     }
 
     #[test]

@@ -1,14 +1,16 @@
 //! Evidence paths: RFC 9535 JSONPath with the RFC 6901 JSON Pointer fallback (§3.3 step 3).
 //!
-//! JSONPath queries run on serde_json_path over a `serde_json::Value` twin of the document;
-//! each selected value is then mapped back to its [`Node`] (which keeps number texts) by one
-//! lockstep walk of both trees. Normalized paths are formatted here, not by serde_json_path,
-//! whose formatter does not escape `'` or control characters as RFC 9535 §2.7 requires.
+//! JSONPath queries run on serde_json_path, over a `serde_json::Value` parsed from the text
+//! ([`EvidencePath::select_value`]) or over the `Value` twin of our tree, each selected value
+//! then mapped back to its [`Node`] by one lockstep walk of both trees
+//! ([`EvidencePath::select`]). Normalized paths are formatted here, only for the node that is
+//! reported, not by serde_json_path, whose formatter does not escape `'` or control characters
+//! as RFC 9535 §2.7 requires.
 
 use std::collections::HashMap;
 
 use serde_json::Value;
-use serde_json_path::{JsonPath, PathElement};
+use serde_json_path::JsonPath;
 
 use crate::json::{to_serde_value, Node, Seg, Step as TreeStep, Tree};
 
@@ -103,10 +105,8 @@ impl EvidencePath {
                         &owned
                     }
                 };
-                let located = path.query_located(twin);
-                let bases = located.iter().map(|n| format_elements(n.location().iter())).collect();
-                let nodes = map_to_nodes(twin, root, located.iter().map(|n| n.node()));
-                Selection { nodes, bases: Bases::Formatted(bases) }
+                let nodes = map_to_nodes(twin, root, path.query(twin).all().into_iter());
+                Selection { nodes, bases: Bases::Search(root) }
             }
         }
     }
@@ -129,13 +129,13 @@ impl EvidencePath {
 /// The nodes a path selected, in order, with their normalized paths.
 pub(crate) struct Selection<'d, T> {
     pub(crate) nodes: Vec<&'d T>,
-    bases: Bases<'d>,
+    bases: Bases<'d, T>,
 }
 
-enum Bases<'d> {
+enum Bases<'d, T> {
     Formatted(Vec<String>),
-    /// Found on demand by searching the document for the node.
-    Search(&'d Value),
+    /// Found on demand by searching the document (this root) for the node.
+    Search(&'d T),
 }
 
 impl<'d, T: Tree> Selection<'d, T> {
@@ -155,17 +155,21 @@ impl<'d, T: Tree> Selection<'d, T> {
 
 /// The normalized path of `target`, a node of the tree under `root` (found by address, in a
 /// depth-first walk; `$` if it is not there, which a selection never gives).
-fn path_to<T: Tree, R: Tree>(root: &R, target: &T) -> String {
-    let target = (target as *const T).cast::<()>();
+fn path_to<T: Tree>(root: &T, target: &T) -> String {
     let mut steps: Vec<TreeStep<'_>> = Vec::new();
     let mut stack = vec![(root, 0, None)];
+    let mut found = false;
     while let Some((node, depth, step)) = stack.pop() {
         steps.truncate(depth);
         steps.extend(step);
-        if std::ptr::eq((node as *const R).cast::<()>(), target) {
+        if std::ptr::eq(node, target) {
+            found = true;
             break;
         }
         node.push_children(steps.len(), &mut stack);
+    }
+    if !found {
+        steps.clear();
     }
     let mut path = String::from("$");
     for step in steps {
@@ -338,18 +342,6 @@ fn map_to_nodes<'d, 'v>(
     found.into_iter().map(|n| n.unwrap_or(root)).collect()
 }
 
-fn format_elements<'a>(elements: impl Iterator<Item = &'a PathElement<'a>>) -> String {
-    let mut path = String::from("$");
-    for e in elements {
-        match e {
-            PathElement::Name(name) => push_name(&mut path, name),
-            PathElement::Index(i) => push_index(&mut path, *i),
-        }
-    }
-    path
-}
-
-/// Appends `['name']` with RFC 9535 §2.7 normalized-path escaping.
 pub(crate) fn push_name(path: &mut String, name: &str) {
     path.push_str("['");
     for c in name.chars() {
