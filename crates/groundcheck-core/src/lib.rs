@@ -56,6 +56,7 @@
 mod bundle;
 mod claim;
 mod invocation;
+mod iregexp;
 mod json;
 mod ladder;
 mod normalize;

@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 use serde_json_path::JsonPath;
 
+use crate::iregexp::neutralize;
 use crate::json::{to_serde_value, Node, Seg, Step as TreeStep, Tree};
 
 /// Why a path is neither RFC 9535 JSONPath nor an RFC 6901 JSON Pointer.
@@ -52,10 +53,17 @@ impl EvidencePath {
     /// JSON Pointer when JSONPath fails and the path begins with `/`.
     pub fn parse(path: &str) -> Result<EvidencePath, PathError> {
         match JsonPath::parse(path) {
-            // serde_json_path validates; a path of the strict singular subset then runs on our
-            // own tree, without building a `serde_json::Value` twin.
+            // serde_json_path validates; a path of the strict singular subset then is walked
+            // directly. In the others, match()/search() patterns that must give LogicalFalse
+            // are replaced by one that fails at once (see `iregexp`).
             Ok(p) => Ok(EvidencePath {
-                kind: singular_steps(path).map_or(PathKind::JsonPath(p), PathKind::Singular),
+                kind: singular_steps(path).map_or_else(
+                    || {
+                        let checked = neutralize(path).and_then(|p| JsonPath::parse(&p).ok());
+                        PathKind::JsonPath(checked.unwrap_or(p))
+                    },
+                    PathKind::Singular,
+                ),
             }),
             Err(err) if !path.starts_with('/') => Err(jsonpath_error(path, err.position(), err.message())),
             Err(_) => parse_pointer(path).map(|tokens| EvidencePath { kind: PathKind::Pointer(tokens) }),
