@@ -52,6 +52,15 @@ impl EvidencePath {
     /// Parses `path` exactly as given (callers trim first where §3.1 says so): JSONPath, or a
     /// JSON Pointer when JSONPath fails and the path begins with `/`.
     pub fn parse(path: &str) -> Result<EvidencePath, PathError> {
+        if let Some(at) = truncated_unicode_escape(path) {
+            // serde_json_path 0.7.2 panics (`unreachable!`) on a `\u` cut short by the end of
+            // the path, so such a path never reaches it (found by the `resolve` fuzz target).
+            let position = path[..at].chars().count() + 1;
+            return Err(PathError {
+                position,
+                message: "incomplete \\u escape at the end of the path".into(),
+            });
+        }
         match JsonPath::parse(path) {
             // serde_json_path validates; a path of the strict singular subset then is walked
             // directly. In the others, match()/search() patterns that must give LogicalFalse
@@ -187,6 +196,17 @@ fn path_to<T: Tree>(root: &T, target: &T) -> String {
         }
     }
     path
+}
+
+/// The byte offset of a `\u` escape with fewer than four characters after it before the
+/// path ends, if there is one. (Only the end of the text can cut an escape short.)
+fn truncated_unicode_escape(path: &str) -> Option<usize> {
+    let bytes = path.as_bytes();
+    let from = bytes.len().saturating_sub(5);
+    (from..bytes.len().saturating_sub(1)).find(|&i| {
+        let backslashes = bytes[..=i].iter().rev().take_while(|&&b| b == b'\\').count();
+        bytes[i] == b'\\' && bytes[i + 1] == b'u' && backslashes % 2 == 1 && bytes.len() - (i + 2) < 4
+    })
 }
 
 fn jsonpath_error(path: &str, byte_offset: usize, message: &str) -> PathError {
@@ -390,6 +410,17 @@ mod tests {
     fn normalized_paths_escape_quotes_and_controls() {
         assert_eq!(paths("$['it\\'s']", r#"{"it's":1}"#), ["$['it\\'s']"]);
         assert_eq!(paths("$.*", "{\"a\\u0001\\n\":1}"), ["$['a\\u0001\\n']"]);
+    }
+
+    #[test]
+    fn a_unicode_escape_cut_short_is_an_error_not_a_panic() {
+        for (path, position) in [("$[\"\\u", 4), ("$['\\uD800\\u", 10), ("$['\\u00", 4), ("$.日志['\\u4", 7)]
+        {
+            let err = EvidencePath::parse(path).unwrap_err();
+            assert_eq!(err.position, position, "{path}");
+        }
+        assert!(EvidencePath::parse("$['\\\\u']").is_ok(), "an escaped backslash before `u`");
+        assert!(EvidencePath::parse("$['\\u0041']").is_ok());
     }
 
     #[test]
