@@ -101,16 +101,20 @@ impl<'t> Needle<'t> {
     /// Searches the leaves of `selected` rung by rung. Returns the winning rung and the
     /// normalized path of the first leaf where it holds; `base(i)` is the normalized path of
     /// `selected[i]`, formatted only for the winner.
+    ///
+    /// `nested`: whether a selected node may lie inside another (only a path with `..`).
     pub(crate) fn find<T: Tree>(
         &self,
         selected: &[&T],
         base: impl Fn(usize) -> String,
         max: Rung,
-    ) -> Option<(Rung, String)> {
+        nested: bool,
+    ) -> Result<Option<(Rung, String)>, Rewritten> {
         // Nodes inside an earlier selected node (`$..*` selects every node *and* its
         // ancestors) hold only leaves already searched, in the same order: searching them
         // again cannot change the answer, and made `$..*` quadratic on deep documents.
-        let keep = outermost(selected);
+        // Without `..` every selected node is at the same depth, so none holds another.
+        let keep = if nested { outermost(selected) } else { (0..selected.len()).collect() };
         let nodes: Vec<&T> = keep.iter().map(|&i| selected[i]).collect();
         let base = |j: usize| base(keep[j]);
         if nodes.len() >= PARALLEL_NODES {
@@ -126,7 +130,7 @@ impl<'t> Needle<'t> {
         selected: &[&T],
         base: impl Fn(usize) -> String,
         max: Rung,
-    ) -> Option<(Rung, String)> {
+    ) -> Result<Option<(Rung, String)>, Rewritten> {
         let path = |(i, steps): (usize, Vec<Step<'_>>)| {
             let mut path = base(i);
             for step in steps {
@@ -137,29 +141,37 @@ impl<'t> Needle<'t> {
             }
             path
         };
-        if let Some(hit) = first_leaf(selected, |leaf, _| self.exact_in(leaf)) {
-            return Some((Rung::Exact, path(hit)));
+        // The exact rung stops at a rewritten leaf too: its text as written is unknown, so
+        // neither a hit after it nor a miss can be trusted. It is the only rung that must
+        // check: later rungs run only when it visited every leaf without stopping.
+        if let Some((i, steps, leaf)) =
+            first_leaf(selected, |node, leaf, _| node.rewritten() || self.exact_in(leaf))
+        {
+            if leaf.rewritten() {
+                return Err(Rewritten);
+            }
+            return Ok(Some((Rung::Exact, path((i, steps)))));
         }
         if max == Rung::Exact {
-            return None;
+            return Ok(None);
         }
         let mut normalized_leaves: Vec<String> = Vec::new();
-        let hit = first_leaf(selected, |leaf, _| {
+        let hit = first_leaf(selected, |_, leaf, _| {
             let n = normalize(leaf);
             let hit = self.normalized_in(&n);
             normalized_leaves.push(n);
             hit
         });
-        if let Some(hit) = hit {
-            return Some((Rung::Normalized, path(hit)));
+        if let Some((i, steps, _)) = hit {
+            return Ok(Some((Rung::Normalized, path((i, steps)))));
         }
         if max == Rung::Elided && self.pieces.is_some() {
-            let hit = first_leaf(selected, |_, ordinal| self.elided_in(&normalized_leaves[ordinal]));
-            if let Some(hit) = hit {
-                return Some((Rung::Elided, path(hit)));
+            let hit = first_leaf(selected, |_, _, ordinal| self.elided_in(&normalized_leaves[ordinal]));
+            if let Some((i, steps, _)) = hit {
+                return Ok(Some((Rung::Elided, path((i, steps)))));
             }
         }
-        None
+        Ok(None)
     }
 }
 
@@ -189,6 +201,11 @@ fn outermost<T: Tree>(selected: &[&T]) -> Vec<usize> {
     keep
 }
 
+/// A leaf whose text as written is unknown was met (see [`Tree::rewritten`]): the caller
+/// searches again on a tree that keeps every text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Rewritten;
+
 /// Selections of at least this many nodes are searched node by node on rayon, so that one
 /// invocation citing thousands of nodes (`$.logs[*]` over a large output) does not keep a
 /// run on one core. Below it, splitting costs more than it saves.
@@ -203,27 +220,33 @@ impl Needle<'_> {
         selected: &[&T],
         base: impl Fn(usize) -> String,
         max: Rung,
-    ) -> Option<(Rung, String)> {
-        let search = |test: &(dyn Fn(&str) -> bool + Sync)| {
+    ) -> Result<Option<(Rung, String)>, Rewritten> {
+        let search = |test: &(dyn Fn(&T, &str) -> bool + Sync)| {
             selected.par_iter().enumerate().find_map_first(|(i, node)| {
-                first_leaf(std::slice::from_ref(node), |leaf, _| test(leaf)).map(|(_, steps)| (i, steps))
+                first_leaf(std::slice::from_ref(node), |n, leaf, _| test(n, leaf))
+                    .map(|(_, steps, leaf)| (i, steps, leaf.rewritten()))
             })
         };
-        let hit = search(&|leaf| self.exact_in(leaf))
+        // As in order: the exact rung also stops at the first rewritten leaf.
+        let exact = search(&|node, leaf| node.rewritten() || self.exact_in(leaf));
+        if exact.as_ref().is_some_and(|(_, _, rewritten)| *rewritten) {
+            return Err(Rewritten);
+        }
+        let hit = exact
             .map(|hit| (Rung::Exact, hit))
             .or_else(|| {
                 (max != Rung::Exact)
-                    .then(|| search(&|leaf| self.normalized_in(&normalize(leaf))))
+                    .then(|| search(&|_, leaf| self.normalized_in(&normalize(leaf))))
                     .flatten()
                     .map(|hit| (Rung::Normalized, hit))
             })
             .or_else(|| {
                 (max == Rung::Elided && self.pieces.is_some())
-                    .then(|| search(&|leaf| self.elided_in(&normalize(leaf))))
+                    .then(|| search(&|_, leaf| self.elided_in(&normalize(leaf))))
                     .flatten()
                     .map(|hit| (Rung::Elided, hit))
-            })?;
-        let (rung, (i, steps)) = hit;
+            });
+        let Some((rung, (i, steps, _))) = hit else { return Ok(None) };
         let mut path = base(i);
         for step in steps {
             match step {
@@ -231,7 +254,7 @@ impl Needle<'_> {
                 Step::Index(i) => push_index(&mut path, i),
             }
         }
-        Some((rung, path))
+        Ok(Some((rung, path)))
     }
 }
 
@@ -240,8 +263,8 @@ impl Needle<'_> {
 /// that passes `test`, and the steps from that node down to the leaf.
 fn first_leaf<'d, T: Tree>(
     selected: &[&'d T],
-    mut test: impl FnMut(&str, usize) -> bool,
-) -> Option<(usize, Vec<Step<'d>>)> {
+    mut test: impl FnMut(&T, &str, usize) -> bool,
+) -> Option<(usize, Vec<Step<'d>>, &'d T)> {
     let mut ordinal = 0;
     let mut steps: Vec<Step<'d>> = Vec::new();
     let mut stack: Vec<(&'d T, usize, Option<Step<'d>>)> = Vec::new();
@@ -256,8 +279,8 @@ fn first_leaf<'d, T: Tree>(
             match node.leaf_text() {
                 None => node.push_children(steps.len(), &mut stack),
                 Some(text) => {
-                    if test(text, ordinal) {
-                        return Some((i, steps));
+                    if test(node, text, ordinal) {
+                        return Some((i, steps, node));
                     }
                     ordinal += 1;
                 }
@@ -276,7 +299,7 @@ mod tests {
     fn find(path: &str, doc: &str, text: &str, max: Rung) -> Option<(Rung, String)> {
         let doc = Json::parse(doc).unwrap();
         let selection = EvidencePath::parse(path).unwrap().select(doc.root(), None);
-        Needle::new(text).find(&selection.nodes, |i| selection.base(i), max)
+        Needle::new(text).find(&selection.nodes, |i| selection.base(i), max, selection.nested).unwrap()
     }
 
     #[test]
@@ -305,8 +328,13 @@ mod tests {
             assert_eq!(parallel, needle.find_in_order(&selection.nodes, base, max), "{text}");
         }
         assert_eq!(
-            Needle::new("connection refused").find(&selection.nodes, |i| selection.base(i), Rung::Elided),
-            Some((Rung::Exact, "$[450]['n'][0]".into()))
+            Needle::new("connection refused").find(
+                &selection.nodes,
+                |i| selection.base(i),
+                Rung::Elided,
+                false
+            ),
+            Ok(Some((Rung::Exact, "$[450]['n'][0]".into())))
         );
     }
 
@@ -320,8 +348,10 @@ mod tests {
         let doc = Json::parse(&doc).unwrap();
         let selection = EvidencePath::parse("$..*").unwrap().select(doc.root(), None);
         assert_eq!(outermost(&selection.nodes), [0, 1], "the root's two children hold everything");
-        let found = Needle::new("BOTTOM needle").find(&selection.nodes, |i| selection.base(i), Rung::Elided);
-        let path = found.unwrap().1;
+        assert!(selection.nested);
+        let found =
+            Needle::new("BOTTOM needle").find(&selection.nodes, |i| selection.base(i), Rung::Elided, true);
+        let path = found.unwrap().unwrap().1;
         assert_eq!(path.matches("[1]").count(), 300, "{path}");
         assert_eq!(outermost(&[doc.root(), doc.root()]), [0], "the same node twice");
     }

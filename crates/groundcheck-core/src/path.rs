@@ -14,6 +14,7 @@ use serde_json_path::JsonPath;
 
 use crate::iregexp::neutralize;
 use crate::json::{to_serde_value, Node, Seg, Step as TreeStep, Tree};
+use crate::policy::Limits;
 
 /// Why a path is neither RFC 9535 JSONPath nor an RFC 6901 JSON Pointer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -24,12 +25,19 @@ pub struct PathError {
     pub position: usize,
     /// What is wrong there.
     pub message: String,
+    /// Set when the path may be valid JSONPath but is not run because it passes a limit
+    /// ([`Limits::FILTER_NESTING_CEILING`](crate::Limits::FILTER_NESTING_CEILING)):
+    /// verification then gives `limit_exceeded`, not `invalid_path`.
+    pub limit: bool,
 }
 
 /// A parsed evidence path, ready to run against any number of documents.
 #[derive(Debug, Clone)]
 pub struct EvidencePath {
     kind: PathKind,
+    /// Whether the path has a descendant segment (`..`), the only way one selected node can
+    /// lie inside another: the ladder then skips nested ones (see `Needle::find`).
+    nested: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -56,16 +64,26 @@ impl EvidencePath {
             // serde_json_path 0.7.2 panics (`unreachable!`) on a `\u` cut short by the end of
             // the path, so such a path never reaches it (found by the `resolve` fuzz target).
             let position = path[..at].chars().count() + 1;
-            return Err(PathError {
-                position,
-                message: "incomplete \\u escape at the end of the path".into(),
-            });
+            let message = "incomplete \\u escape at the end of the path".into();
+            return Err(PathError { position, message, limit: false });
+        }
+        if let Some(at) = nested_filter(path, Limits::FILTER_NESTING_CEILING) {
+            // serde_json_path's parser takes about twice as long per nested filter query
+            // (3 s at 20 levels; found by the `resolve` fuzz target), so deeper ones never
+            // reach it.
+            let position = path[..at].chars().count() + 1;
+            let message = format!(
+                "filter queries nested deeper than {} are not run (a limit, not a syntax error)",
+                Limits::FILTER_NESTING_CEILING
+            );
+            return Err(PathError { position, message, limit: true });
         }
         match JsonPath::parse(path) {
             // serde_json_path validates; a path of the strict singular subset then is walked
             // directly. In the others, match()/search() patterns that must give LogicalFalse
             // are replaced by one that fails at once (see `iregexp`).
             Ok(p) => Ok(EvidencePath {
+                nested: path.contains(".."),
                 kind: singular_steps(path).map_or_else(
                     || {
                         let checked = neutralize(path).and_then(|p| JsonPath::parse(&p).ok());
@@ -75,7 +93,8 @@ impl EvidencePath {
                 ),
             }),
             Err(err) if !path.starts_with('/') => Err(jsonpath_error(path, err.position(), err.message())),
-            Err(_) => parse_pointer(path).map(|tokens| EvidencePath { kind: PathKind::Pointer(tokens) }),
+            Err(_) => parse_pointer(path)
+                .map(|tokens| EvidencePath { kind: PathKind::Pointer(tokens), nested: false }),
         }
     }
 
@@ -123,7 +142,7 @@ impl EvidencePath {
                     }
                 };
                 let nodes = map_to_nodes(twin, root, path.query(twin).all().into_iter());
-                Selection { nodes, bases: Bases::Search(root) }
+                Selection { nodes, bases: Bases::Search(root), nested: self.nested }
             }
         }
     }
@@ -137,7 +156,7 @@ impl EvidencePath {
             // `query`, not `query_located`: a normalized path per selected node costs an
             // allocation each, and only the winning leaf's path is ever reported.
             PathKind::JsonPath(path) => {
-                Selection { nodes: path.query(root).all(), bases: Bases::Search(root) }
+                Selection { nodes: path.query(root).all(), bases: Bases::Search(root), nested: self.nested }
             }
         }
     }
@@ -147,6 +166,8 @@ impl EvidencePath {
 pub(crate) struct Selection<'d, T> {
     pub(crate) nodes: Vec<&'d T>,
     bases: Bases<'d, T>,
+    /// Whether a selected node may lie inside another (the path has `..`).
+    pub(crate) nested: bool,
 }
 
 enum Bases<'d, T> {
@@ -158,7 +179,7 @@ enum Bases<'d, T> {
 impl<'d, T: Tree> Selection<'d, T> {
     fn at_most_one(found: Option<(String, &'d T)>) -> Selection<'d, T> {
         let (bases, nodes) = found.into_iter().unzip();
-        Selection { nodes, bases: Bases::Formatted(bases) }
+        Selection { nodes, bases: Bases::Formatted(bases), nested: false }
     }
 
     /// The normalized path of `nodes[i]`.
@@ -198,6 +219,33 @@ fn path_to<T: Tree>(root: &T, target: &T) -> String {
     path
 }
 
+/// The byte offset of the first `[` nested more than `ceiling` deep (string literals aside),
+/// if any. Only filters nest brackets: every other segment closes before the next opens.
+fn nested_filter(path: &str, ceiling: usize) -> Option<usize> {
+    let bytes = path.as_bytes();
+    let (mut depth, mut i) = (0usize, 0);
+    while i < bytes.len() {
+        match bytes[i] {
+            quote @ (b'\'' | b'"') => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != quote {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'[' => {
+                depth += 1;
+                if depth > ceiling {
+                    return Some(i);
+                }
+            }
+            b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
 /// The byte offset of a `\u` escape with fewer than four characters after it before the
 /// path ends, if there is one. (Only the end of the text can cut an escape short.)
 fn truncated_unicode_escape(path: &str) -> Option<usize> {
@@ -218,7 +266,7 @@ fn jsonpath_error(path: &str, byte_offset: usize, message: &str) -> PathError {
         ("parser error", None) => "unexpected end of path".to_string(),
         (message, _) => message.to_string(),
     };
-    PathError { position, message }
+    PathError { position, message, limit: false }
 }
 
 /// The steps of `path` when it is `$` followed only by `.name` (member-name shorthand),
@@ -298,6 +346,7 @@ fn parse_pointer(path: &str) -> Result<Vec<String>, PathError> {
                     Some('1') => token.push('/'),
                     _ => {
                         return Err(PathError {
+                            limit: false,
                             position,
                             message: "in a JSON Pointer `~` must be followed by 0 or 1".into(),
                         })
@@ -424,6 +473,18 @@ mod tests {
     }
 
     #[test]
+    fn filters_nested_past_the_ceiling_are_a_limit_not_a_hang() {
+        let deep = format!("$[?{}$.a{}]", "$[?".repeat(8), "]".repeat(8));
+        assert!(EvidencePath::parse(&format!("$[?{}$.a{}]", "$[?".repeat(7), "]".repeat(7))).is_ok());
+        let err = EvidencePath::parse(&deep).unwrap_err();
+        assert!(err.limit, "{err}");
+        assert_eq!(err.position, 3 * 8 + 2);
+        let unclosed = "$[?".repeat(30);
+        assert!(EvidencePath::parse(&unclosed).unwrap_err().limit);
+        assert!(EvidencePath::parse("$['[[[[[[[[[[[[']").is_ok(), "brackets in names do not nest");
+    }
+
+    #[test]
     fn pointer_is_the_fallback_for_paths_starting_with_slash() {
         assert_eq!(paths("/a~1b/0", r#"{"a/b":[7]}"#), ["$['a/b'][0]"]);
         assert_eq!(paths("/t~0", r#"{"t~":1}"#), ["$['t~']"]);
@@ -494,7 +555,8 @@ mod tests {
         for path in ["$", "$.a[1].b[0]", "$['a.b']", "$.dup[0]", "$.a[5]", "$.nope", "$.a.b", "$[0]"] {
             let fast = paths(path, doc);
             let parsed = Json::parse(doc).unwrap();
-            let general = EvidencePath { kind: PathKind::JsonPath(JsonPath::parse(path).unwrap()) };
+            let general =
+                EvidencePath { kind: PathKind::JsonPath(JsonPath::parse(path).unwrap()), nested: false };
             let selection = general.select(parsed.root(), None);
             let general: Vec<_> = (0..selection.nodes.len()).map(|i| selection.base(i)).collect();
             assert_eq!(fast, general, "{path}");

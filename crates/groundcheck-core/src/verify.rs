@@ -9,11 +9,8 @@ use serde_json::Value;
 
 use crate::claim::{read_claim, ClaimedRef, EvidenceRef};
 use crate::invocation::{Invocation, RawOutput};
-use crate::json::{
-    has_rewritten_number, locate, parse_with_depth_limit, to_serde_value, Json, JsonErrorKind, Tree,
-    MAX_PATHS,
-};
-use crate::ladder::Needle;
+use crate::json::{locate, parse_with_depth_limit, to_serde_value, Json, JsonErrorKind, Tree, MAX_PATHS};
+use crate::ladder::{Needle, Rewritten};
 use crate::path::{EvidencePath, PathError, Selection};
 use crate::policy::{Limits, Policy, Require};
 use crate::report::{
@@ -376,8 +373,10 @@ impl<'a> Checker<'a> {
             return RefOutcome::LimitExceeded.into();
         }
         let compiled = self.cache.get(path_text);
-        let Ok(path) = compiled.as_ref() else {
-            return RefOutcome::InvalidPath.into();
+        let path = match compiled.as_ref() {
+            Ok(path) => path,
+            Err(e) if e.limit => return RefOutcome::LimitExceeded.into(),
+            Err(_) => return RefOutcome::InvalidPath.into(),
         };
         match document {
             Document::Unavailable | Document::OverLimit => unreachable!("returned above"),
@@ -385,15 +384,13 @@ impl<'a> Checker<'a> {
                 let found = found.get(path_text).and_then(Option::as_ref);
                 let (bases, nodes): (Vec<String>, Vec<&crate::json::Node>) =
                     found.map(|(normalized, doc)| (normalized.clone(), doc.root())).into_iter().unzip();
-                matched(policy, r, &nodes, |i| bases[i].clone())
+                on_tree(matched(policy, r, &nodes, |i| bases[i].clone(), false))
             }
             Document::Value(value) => {
-                let selection = path.select_value(value);
-                if !has_rewritten_number(&selection.nodes) {
-                    return matched_in(policy, r, &selection);
+                if let Ok(checked) = matched_in(policy, r, &path.select_value(value)) {
+                    return checked;
                 }
                 // A selected number's exponent was rewritten by serde_json: match on our tree.
-                drop(selection);
                 *document = load_document(inv, policy);
                 self.check(r)
             }
@@ -405,14 +402,26 @@ impl<'a> Checker<'a> {
                 if path.needs_value() && twin.is_none() {
                     *twin = Some(to_serde_value(doc.root()));
                 }
-                matched_in(policy, r, &path.select(doc.root(), twin.as_ref()))
+                on_tree(matched_in(policy, r, &path.select(doc.root(), twin.as_ref())))
             }
         }
     }
 }
 
-fn matched_in<T: Tree>(policy: &Policy, r: &EvidenceRef, selection: &Selection<'_, T>) -> Checked {
-    matched(policy, r, &selection.nodes, |i| selection.base(i))
+fn matched_in<T: Tree>(
+    policy: &Policy,
+    r: &EvidenceRef,
+    selection: &Selection<'_, T>,
+) -> Result<Checked, Rewritten> {
+    matched(policy, r, &selection.nodes, |i| selection.base(i), selection.nested)
+}
+
+/// The outcome on our own tree, where every leaf keeps its text, so [`Rewritten`] cannot occur.
+fn on_tree(checked: Result<Checked, Rewritten>) -> Checked {
+    checked.unwrap_or_else(|Rewritten| {
+        debug_assert!(false, "a Node leaf is never rewritten");
+        RefOutcome::TextNotFound.into()
+    })
 }
 
 /// Steps 4 and 5 of §3.3 on the selected nodes; `base(i)` is the normalized path of `selected[i]`.
@@ -421,15 +430,16 @@ fn matched<T: Tree>(
     r: &EvidenceRef,
     selected: &[&T],
     base: impl Fn(usize) -> String,
-) -> Checked {
+    nested: bool,
+) -> Result<Checked, Rewritten> {
     if selected.is_empty() {
-        return RefOutcome::PathNotFound.into();
+        return Ok(RefOutcome::PathNotFound.into());
     }
     if selected.len() > policy.limits.max_nodes {
-        return RefOutcome::LimitExceeded.into();
+        return Ok(RefOutcome::LimitExceeded.into());
     }
-    match Needle::new(&r.text).find(selected, base, policy.max_rung) {
+    Ok(match Needle::new(&r.text).find(selected, base, policy.max_rung, nested)? {
         Some(hit) => Checked { outcome: RefOutcome::Verified, hit: Some(hit), in_preview: None },
         None => RefOutcome::TextNotFound.into(),
-    }
+    })
 }

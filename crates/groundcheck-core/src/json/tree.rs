@@ -26,6 +26,11 @@ pub(crate) trait Tree: Sync {
     fn is_array(&self) -> bool;
     /// Pushes the children in reverse document order, for a depth-first walk off a stack.
     fn push_children<'a>(&'a self, depth: usize, out: &mut Vec<(&'a Self, usize, Option<Step<'a>>)>);
+    /// Whether this leaf's text is not the text as written: a `Value` number whose exponent
+    /// serde_json rewrote (`1E3` → `1e+3`). Our `Node`s keep every text.
+    fn rewritten(&self) -> bool {
+        false
+    }
 }
 
 impl Tree for Node {
@@ -64,7 +69,7 @@ impl Tree for Value {
             Value::Null => Some("null"),
             Value::Bool(true) => Some("true"),
             Value::Bool(false) => Some("false"),
-            // `arbitrary_precision`: the number's text, exponent aside (see `has_rewritten_number`).
+            // `arbitrary_precision`: the number's text, exponent aside (see `rewritten`).
             Value::Number(n) => Some(n.as_str()),
             Value::String(s) => Some(s),
             Value::Array(_) | Value::Object(_) => None,
@@ -83,6 +88,10 @@ impl Tree for Value {
         self.is_array()
     }
 
+    fn rewritten(&self) -> bool {
+        matches!(self, Value::Number(n) if n.as_str().contains('e'))
+    }
+
     fn push_children<'a>(&'a self, depth: usize, out: &mut Vec<(&'a Value, usize, Option<Step<'a>>)>) {
         match self {
             Value::Array(items) => {
@@ -92,22 +101,6 @@ impl Tree for Value {
             _ => {}
         }
     }
-}
-
-/// Whether any number under `roots` has an exponent. serde_json (`arbitrary_precision`)
-/// rewrites exponents (`1E3` and `1e3` both become `1e+3`), so such a number's text as
-/// written is lost in a `Value`; the caller then matches on a [`Node`] tree instead.
-pub(crate) fn has_rewritten_number(roots: &[&Value]) -> bool {
-    let mut stack: Vec<&Value> = roots.to_vec();
-    while let Some(v) = stack.pop() {
-        match v {
-            Value::Number(n) if n.as_str().bytes().any(|b| b == b'e') => return true,
-            Value::Array(items) => stack.extend(items),
-            Value::Object(map) => stack.extend(map.values()),
-            _ => {}
-        }
-    }
-    false
 }
 
 #[cfg(test)]
@@ -127,9 +120,7 @@ mod tests {
         let v: Value = serde_json::from_str(r#"[-0, 0.950, 12345678901234567890123, 1E3, 2e-1]"#).unwrap();
         let texts: Vec<_> = v.as_array().unwrap().iter().map(|n| n.leaf_text().unwrap()).collect();
         assert_eq!(texts, ["-0", "0.950", "12345678901234567890123", "1e+3", "2e-1"]);
-        let items: Vec<&Value> = v.as_array().unwrap().iter().collect();
-        assert!(!has_rewritten_number(&items[..3]));
-        assert!(has_rewritten_number(&items[3..4]));
-        assert!(has_rewritten_number(&[&v]));
+        let rewritten: Vec<bool> = v.as_array().unwrap().iter().map(Tree::rewritten).collect();
+        assert_eq!(rewritten, [false, false, false, true, true]);
     }
 }
