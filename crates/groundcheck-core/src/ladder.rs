@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::json::{Step, Tree};
 use crate::normalize::normalize;
-use crate::path::{push_index, push_name};
+use crate::path::push_steps;
 
 /// A rung of the matching ladder, from strictest to loosest.
 ///
@@ -133,12 +133,7 @@ impl<'t> Needle<'t> {
     ) -> Result<Option<(Rung, String)>, Rewritten> {
         let path = |(i, steps): (usize, Vec<Step<'_>>)| {
             let mut path = base(i);
-            for step in steps {
-                match step {
-                    Step::Name(name) => push_name(&mut path, name),
-                    Step::Index(i) => push_index(&mut path, i),
-                }
-            }
+            push_steps(&mut path, &steps);
             path
         };
         // The exact rung stops at a rewritten leaf too: its text as written is unknown, so
@@ -248,12 +243,7 @@ impl Needle<'_> {
             });
         let Some((rung, (i, steps, _))) = hit else { return Ok(None) };
         let mut path = base(i);
-        for step in steps {
-            match step {
-                Step::Name(name) => push_name(&mut path, name),
-                Step::Index(i) => push_index(&mut path, i),
-            }
-        }
+        push_steps(&mut path, &steps);
         Ok(Some((rung, path)))
     }
 }

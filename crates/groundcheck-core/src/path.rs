@@ -210,13 +210,18 @@ fn path_to<T: Tree>(root: &T, target: &T) -> String {
         steps.clear();
     }
     let mut path = String::from("$");
+    push_steps(&mut path, &steps);
+    path
+}
+
+/// Appends the normalized-path form of `steps` to `path`.
+pub(crate) fn push_steps(path: &mut String, steps: &[TreeStep<'_>]) {
     for step in steps {
-        match step {
-            TreeStep::Name(name) => push_name(&mut path, name),
-            TreeStep::Index(i) => push_index(&mut path, i),
+        match *step {
+            TreeStep::Name(name) => push_name(path, name),
+            TreeStep::Index(i) => push_index(path, i),
         }
     }
-    path
 }
 
 /// The byte offset of the first `[` nested more than `ceiling` deep (string literals aside),
