@@ -176,16 +176,9 @@ pub(crate) fn is_iregexp(pattern: &str) -> bool {
                 quantifiable = false;
                 continue;
             }
-            '\\' => {
-                if !escape(&mut chars).is_some() {
-                    return false;
-                }
-            }
-            '[' => {
-                if !class(&mut chars) {
-                    return false;
-                }
-            }
+            '\\' if escape(&mut chars).is_none() => return false,
+            '[' if !class(&mut chars) => return false,
+            '\\' | '[' => {}
             ']' | '}' => return false,
             _ => {} // `.` and every NormalChar
         }
