@@ -7,8 +7,10 @@
 
 use std::collections::HashSet;
 use std::fs;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::thread;
+use std::time::Duration;
 
 use groundcheck_core::{
     resolve, verify_invocation, verify_invocation_general, verify_run, Bundle, Invocation, Json, Limits,
@@ -17,8 +19,11 @@ use groundcheck_core::{
 
 use crate::harness::repo;
 
+/// What a fuzz target checks on one input (it panics when a check fails).
+type Check = fn(&[u8]);
+
 /// The targets, each with the check its fuzz target runs on one input.
-const TARGETS: [(&str, fn(&[u8])); 3] =
+const TARGETS: [(&str, Check); 3] =
     [("bundle_parse", bundle_parse), ("verify_invocation", verify), ("resolve", resolve_path)];
 
 /// The saved inputs of one target, sorted; none when its folder does not exist.
@@ -30,19 +35,36 @@ fn inputs(target: &str) -> Vec<PathBuf> {
     files
 }
 
-/// Runs `check` on every input, naming all the inputs that fail rather than stopping at one.
-fn replay(target: &str, check: fn(&[u8])) -> usize {
+/// How long one input may take. The fuzzers stop at 10 s (`-timeout=10`, release build);
+/// this is a debug build, but every saved input takes milliseconds once its bug is fixed,
+/// and the hangs kept here take minutes while they are not.
+const TIME_LIMIT: Duration = Duration::from_secs(20);
+
+/// Runs `check` on every input, each on its own thread within [`TIME_LIMIT`]: how many ran,
+/// and each input that panicked or overran (all of them, not just the first).
+fn replay(target: &str, check: Check) -> (usize, Vec<String>) {
     let files = inputs(target);
     let failed: Vec<String> = files
         .iter()
-        .filter(|file| {
+        .filter_map(|file| {
             let bytes = fs::read(file).unwrap();
-            catch_unwind(AssertUnwindSafe(|| check(&bytes))).is_err()
+            let (done, finished) = mpsc::channel();
+            // A panic drops `done` unsent; an overrun leaves the thread behind until the
+            // test binary exits.
+            thread::spawn(move || {
+                check(&bytes);
+                let _ = done.send(());
+            });
+            match finished.recv_timeout(TIME_LIMIT) {
+                Ok(()) => None,
+                Err(RecvTimeoutError::Disconnected) => Some(format!("{}: panicked", file.display())),
+                Err(RecvTimeoutError::Timeout) => {
+                    Some(format!("{}: still running after {TIME_LIMIT:?}", file.display()))
+                }
+            }
         })
-        .map(|file| file.display().to_string())
         .collect();
-    assert!(failed.is_empty(), "{target}: these saved fuzz inputs fail again: {failed:#?}");
-    files.len()
+    (files.len(), failed)
 }
 
 /// Every saved input of every target passes its target's checks.
@@ -59,10 +81,13 @@ fn saved_fuzz_inputs_pass_their_targets_checks() {
             path.display()
         );
     }
+    let mut failed = Vec::new();
     for (target, check) in TARGETS {
-        let n = replay(target, check);
+        let (n, failures) = replay(target, check);
         println!("fuzz regressions: {n} {target} input(s) replayed");
+        failed.extend(failures);
     }
+    assert!(failed.is_empty(), "these saved fuzz inputs fail again: {failed:#?}");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -241,7 +266,7 @@ fn resolve_path(data: &[u8]) {
     for node in nodes.iter().take(8) {
         assert!(Json::parse(&node.value).is_ok(), "{node:?} is not JSON");
         match resolve(&node.path, &doc) {
-            Ok(again) => assert_eq!(again, [node.clone()], "{node:?} does not resolve to itself"),
+            Ok(again) => assert_eq!(again, std::slice::from_ref(node), "{node:?} does not resolve to itself"),
             Err(ResolveError::TooDeep { .. }) if doc.depth() > Limits::QUERY_DEPTH_CEILING => {}
             Err(e) => panic!("the normalized path of {node:?} does not resolve: {e}"),
         }

@@ -21,8 +21,8 @@ fuzz_target!(|data: &[u8]| {
     let Ok(bundle) = Bundle::parse(text) else { return };
 
     let written = bundle.to_json_string();
-    let again = Bundle::parse(&written)
-        .unwrap_or_else(|e| panic!("a written bundle does not parse: {e}\n{written}"));
+    let again =
+        Bundle::parse(&written).unwrap_or_else(|e| panic!("a written bundle does not parse: {e}\n{written}"));
     assert_eq!(again, bundle, "the bundle changed in a write/parse round trip");
     assert_eq!(again.to_json_string(), written, "writing is not a fixed point");
 
