@@ -379,7 +379,10 @@ impl<'a> Checker<'a> {
             Err(_) => return RefOutcome::InvalidPath.into(),
         };
         match document {
-            Document::Unavailable | Document::OverLimit => unreachable!("returned above"),
+            Document::Unavailable | Document::OverLimit => {
+                debug_assert!(false, "both returned above");
+                RefOutcome::LimitExceeded.into()
+            }
             Document::Located(found) => {
                 let found = found.get(path_text).and_then(Option::as_ref);
                 let (bases, nodes): (Vec<String>, Vec<&crate::json::Node>) =
