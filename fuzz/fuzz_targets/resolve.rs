@@ -23,9 +23,6 @@ fuzz_target!(|data: &[u8]| {
         None => (data, &b"{}"[..]),
     };
     let path = String::from_utf8_lossy(path);
-    if known_bug(&path) {
-        return;
-    }
     let Ok(doc) = Json::parse(&String::from_utf8_lossy(doc)) else { return };
     let Ok(nodes) = resolve(&path, &doc) else { return };
     for node in nodes.iter().take(RECHECKED) {
@@ -37,34 +34,3 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 });
-
-/// TEMPORARY workaround for finding 3 (README.md, "Findings") so that fuzzing can go on past
-/// it; `regressions/resolve/` keeps it. Remove once it is fixed.
-///
-/// Finding 3: serde_json_path 0.7.2 parses nested filters in time exponential in their
-/// nesting (about 2x per level; `$[?$[?…$]]` 20 deep takes seconds), so paths with a filter
-/// opened inside more than 6 brackets are skipped.
-fn known_bug(path: &str) -> bool {
-    filter_depth(path) > 6
-}
-
-/// The most brackets open at a `?` outside string literals: how deep filters nest.
-fn filter_depth(path: &str) -> usize {
-    let (mut quote, mut open, mut deepest) = (None, 0usize, 0);
-    let mut chars = path.chars();
-    while let Some(c) = chars.next() {
-        match (quote, c) {
-            (Some(_), '\\') => {
-                chars.next();
-            }
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), _) => {}
-            (None, '\'' | '"') => quote = Some(c),
-            (None, '[') => open += 1,
-            (None, ']') => open = open.saturating_sub(1),
-            (None, '?') => deepest = deepest.max(open),
-            (None, _) => {}
-        }
-    }
-    deepest
-}

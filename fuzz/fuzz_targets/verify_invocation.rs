@@ -36,9 +36,6 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let Some(inv) = invocation(data) else { return };
-    if cites_known_bug(&inv) {
-        return;
-    }
     let mode = data[1];
     for policy in [Policy::default(), small_policy(), chosen_policy(mode)] {
         let fast = verify_invocation(&inv, &policy);
@@ -163,51 +160,4 @@ fn check_verdict(inv: &Invocation, policy: &Policy, v: &Verdict) {
             assert!(!verified, "a failed call's ref verified: {r:?}");
         }
     }
-}
-
-/// TEMPORARY workaround for finding 3 (README.md, "Findings"): skips invocations that may cite
-/// a path that hangs, so that fuzzing can go on past it; `regressions/verify_invocation/` keeps
-/// it. Claims serde_json cannot read are skipped whenever they hold a `?`. Remove once the
-/// finding is fixed.
-fn cites_known_bug(inv: &Invocation) -> bool {
-    use serde_json::Value;
-    let Some(details) = &inv.retrieval_details else { return false };
-    let text = details.to_json_string();
-    let Ok(mut claim) = serde_json::from_str::<Value>(&text) else { return text.contains('?') };
-    if let Value::String(inner) = &claim {
-        match serde_json::from_str::<Value>(inner) {
-            Ok(v) => claim = v,
-            Err(_) => return inner.contains('?'),
-        }
-    }
-    let refs = claim.get("evidence_refs").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
-    refs.iter().filter_map(|r| r.get("raw_path")?.as_str()).any(known_bug)
-}
-
-/// Finding 3: serde_json_path 0.7.2 parses nested filters in time exponential in their
-/// nesting (about 2x per level; `$[?$[?…$]]` 20 deep takes seconds), so paths with a filter
-/// opened inside more than 6 brackets are skipped.
-fn known_bug(path: &str) -> bool {
-    filter_depth(path) > 6
-}
-
-/// The most brackets open at a `?` outside string literals: how deep filters nest.
-fn filter_depth(path: &str) -> usize {
-    let (mut quote, mut open, mut deepest) = (None, 0usize, 0);
-    let mut chars = path.chars();
-    while let Some(c) = chars.next() {
-        match (quote, c) {
-            (Some(_), '\\') => {
-                chars.next();
-            }
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), _) => {}
-            (None, '\'' | '"') => quote = Some(c),
-            (None, '[') => open += 1,
-            (None, ']') => open = open.saturating_sub(1),
-            (None, '?') => deepest = deepest.max(open),
-            (None, _) => {}
-        }
-    }
-    deepest
 }
