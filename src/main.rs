@@ -21,7 +21,9 @@ use crate::args::{Cli, Command};
 /// a higher peak RSS (90 MB against 56 MB). See benches/README.md.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-use crate::cmd::run::{RunArgs, Selector};
+use groundcheck_store::RunKey;
+
+use crate::cmd::run::RunArgs;
 use crate::failure::Failure;
 
 fn main() -> ExitCode {
@@ -40,21 +42,21 @@ fn main() -> ExitCode {
         }
         Command::Resolve { path, file } => cmd::resolve::resolve(&path, &file, out),
         Command::Run { database, policy, report, write, sessions, runs } => {
-            let selectors = selectors(&runs, &sessions, &order());
+            let keys = run_keys(&runs, &sessions, &order());
             let args = RunArgs {
                 url: &database.database,
                 policy: policy.policy(),
                 format: report.format,
                 fail_on: report.fail_on,
                 write,
-                selectors,
+                keys,
             };
             block_on(cmd::run::run(args, out))
         }
         Command::Import { database, paths } => block_on(cmd::import::import(&database.database, &paths, out)),
         Command::Export { database, out: dir, sessions, runs } => {
-            let selectors = selectors(&runs, &sessions, &order());
-            block_on(cmd::export::export(&database.database, &selectors, &dir, out))
+            let keys = run_keys(&runs, &sessions, &order());
+            block_on(cmd::export::export(&database.database, &keys, &dir, out))
         }
         Command::Reverify {
             database,
@@ -120,21 +122,21 @@ fn argument_order(matches: &clap::ArgMatches) -> Vec<bool> {
 }
 
 /// Runs and sessions interleaved as they were given, so a report lists them in that order.
-fn selectors<'a>(runs: &'a [String], sessions: &'a [String], order: &[bool]) -> Vec<Selector<'a>> {
+fn run_keys(runs: &[String], sessions: &[String], order: &[bool]) -> Vec<RunKey> {
     let (mut runs, mut sessions) = (runs.iter(), sessions.iter());
-    let mut selectors: Vec<Selector<'a>> = order
+    let mut keys: Vec<RunKey> = order
         .iter()
         .filter_map(|&is_session| {
             if is_session {
-                sessions.next().map(|s| Selector::Session(s))
+                sessions.next().map(|s| RunKey::Session(s.clone()))
             } else {
-                runs.next().map(|r| Selector::Run(r))
+                runs.next().map(|r| RunKey::Run(r.clone()))
             }
         })
         .collect();
-    selectors.extend(runs.map(|r| Selector::Run(r)));
-    selectors.extend(sessions.map(|s| Selector::Session(s)));
-    selectors
+    keys.extend(runs.map(|r| RunKey::Run(r.clone())));
+    keys.extend(sessions.map(|s| RunKey::Session(s.clone())));
+    keys
 }
 
 /// Database commands are async (sqlx); one current-thread runtime is all they need, since

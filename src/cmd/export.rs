@@ -4,25 +4,22 @@ use std::path::Path;
 
 use groundcheck_core::Bundle;
 
-use crate::cmd::run::{read_runs, Selector};
+use groundcheck_store::RunKey;
+
+use crate::cmd::run::read_runs;
 use crate::database;
 use crate::failure::Failure;
 
-pub async fn export(
-    url: &str,
-    selectors: &[Selector<'_>],
-    dir: &Path,
-    out: &mut Vec<u8>,
-) -> Result<u8, Failure> {
+pub async fn export(url: &str, keys: &[RunKey], dir: &Path, out: &mut Vec<u8>) -> Result<u8, Failure> {
     let store = database::open(url).await?;
     // Read everything first: a missing run writes no file at all.
-    let runs = read_runs(&store, selectors).await?;
+    let runs = read_runs(&store, keys).await?;
     store.close().await;
     let mut files: Vec<(std::path::PathBuf, String)> = Vec::with_capacity(runs.len());
-    for (selector, run) in selectors.iter().zip(runs) {
-        let (name, what) = match selector {
-            Selector::Run(id) => (file_name(id), format!("run {id}")),
-            Selector::Session(id) => (format!("session-{}", file_name(id)), format!("session {id}")),
+    for (key, run) in keys.iter().zip(runs) {
+        let (name, what) = match key {
+            RunKey::Run(id) => (file_name(id), format!("run {id}")),
+            RunKey::Session(id) => (format!("session-{}", file_name(id)), format!("session {id}")),
         };
         let path = dir.join(format!("{name}.json"));
         if files.iter().any(|(p, _)| *p == path) {

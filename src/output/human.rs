@@ -64,8 +64,8 @@ fn row(v: &Verdict) -> [String; 6] {
     [
         v.id.to_string(),
         v.tool_name.clone(),
-        status_name(v.status).to_string(),
-        serde_name(&v.reason),
+        v.status.as_str().to_string(),
+        v.reason.as_str().to_string(),
         claimed,
         format!("{verified}/{real}"),
     ]
@@ -83,7 +83,7 @@ fn ref_line(r: &RefReport) -> String {
         Some(false) => " (not in the preview either)",
         None => "",
     };
-    format!("ref {}  {}{hint}  {path}  {text}", r.index, serde_name(&r.outcome))
+    format!("ref {}  {}{hint}  {path}  {text}", r.index, r.outcome.as_str())
 }
 
 fn write_cells(
@@ -111,19 +111,6 @@ fn clip(s: &str, max: usize) -> String {
         clipped.push('…');
         clipped
     }
-}
-
-fn status_name(status: Status) -> &'static str {
-    match status {
-        Status::Supported => "supported",
-        Status::Unsupported => "unsupported",
-        Status::NoEvidence => "no_evidence",
-    }
-}
-
-/// The snake_case name serde gives a report enum.
-fn serde_name<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_value(value).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()
 }
 
 #[derive(Clone, Copy)]

@@ -10,10 +10,9 @@
 use std::collections::HashMap;
 
 use groundcheck_core::{verify_runs, Policy, Run, RunReport};
-use groundcheck_store::{Checkpoint, JobProgress, RunKey, Store, StoredRow, Window};
+use groundcheck_store::{into_run, Checkpoint, JobProgress, RunKey, Store, StoredRow, Window};
 use tokio::sync::mpsc;
 
-use crate::cmd::run::into_run;
 use crate::database;
 use crate::failure::Failure;
 use crate::reverify::tally::{Outcome, Tally};
@@ -188,8 +187,7 @@ fn spawn_verifier(
             let runs: Vec<Run> = batch
                 .runs
                 .into_iter()
-                .filter(|(_, rows)| !rows.is_empty())
-                .map(|(_, rows)| {
+                .filter_map(|(_, rows)| {
                     layers.extend(rows.iter().map(|row| (row.id, row.retrieval_layer.clone())));
                     into_run(rows)
                 })

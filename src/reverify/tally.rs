@@ -97,11 +97,6 @@ impl Spool {
     }
 }
 
-/// The name serde gives a report enum.
-pub fn name<T: Serialize>(value: &T) -> String {
-    serde_json::to_value(value).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
-}
-
 impl Tally {
     /// Counts one verdict. `layer` is the row's `retrieval_layer`; `before` what was stored.
     pub fn add(
@@ -114,12 +109,12 @@ impl Tally {
         self.invocations += 1;
         self.status.add(verdict.status);
         self.claim_mismatches += u64::from(verdict.is_claim_mismatch());
-        *self.by_reason.entry(name(&verdict.reason)).or_default() += 1;
+        *self.by_reason.entry(verdict.reason.as_str().to_string()).or_default() += 1;
         self.by_tool.entry(verdict.tool_name.clone()).or_default().add(verdict.status);
         self.by_retrieval_layer.entry(layer.unwrap_or("(none)").to_string()).or_default().add(verdict.status);
         let to = Outcome { status: verdict.status, reason: verdict.reason };
-        let from_name = before.map_or_else(|| "new".to_string(), |b| name(&b.status));
-        *self.transitions.entry((from_name, name(&to.status))).or_default() += 1;
+        let from_name = before.map_or_else(|| "new".to_string(), |b| b.status.as_str().to_string());
+        *self.transitions.entry((from_name, to.status.as_str().to_string())).or_default() += 1;
         if let (Some(spool), true) = (&mut self.changes, before != Some(to)) {
             spool.push(&Change { id: verdict.id, run_id: run_id.map(str::to_string), from: before, to })?;
         }

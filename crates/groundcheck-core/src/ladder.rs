@@ -9,37 +9,11 @@ use std::collections::HashSet;
 
 use memchr::memmem::Finder;
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
 use crate::json::{Step, Tree};
 use crate::normalize::normalize;
 use crate::path::push_steps;
-
-/// A rung of the matching ladder, from strictest to loosest.
-///
-/// Also the policy's `--match`: the loosest rung accepted (default `elided`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Rung {
-    /// The quoted text is a substring of the leaf as written.
-    Exact,
-    /// A substring after NFKC, typographic folding, lower casing and white-space folding.
-    Normalized,
-    /// Pieces around `...` occur in order, without overlap, in one normalised leaf.
-    #[default]
-    Elided,
-}
-
-impl Rung {
-    /// The name used on the command line and in reports.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Rung::Exact => "exact",
-            Rung::Normalized => "normalized",
-            Rung::Elided => "elided",
-        }
-    }
-}
+use crate::policy::Rung;
 
 /// A ref's `text`, prepared for every rung.
 pub(crate) struct Needle<'t> {

@@ -59,6 +59,7 @@ mod invocation;
 mod iregexp;
 mod json;
 mod ladder;
+mod names;
 mod normalize;
 mod path;
 mod policy;
@@ -71,9 +72,9 @@ pub use crate::bundle::{Bundle, BundleError, INVOCATION_KEYS};
 pub use crate::claim::EvidenceRef;
 pub use crate::invocation::{Invocation, RawOutput};
 pub use crate::json::{Json, JsonError, JsonErrorKind};
-pub use crate::ladder::Rung;
+pub use crate::names::UnknownName;
 pub use crate::path::{EvidencePath, PathError};
-pub use crate::policy::{Limits, Policy, Require};
+pub use crate::policy::{Limits, Policy, Require, Rung};
 pub use crate::report::{
     Reason, RefOutcome, RefReport, Report, RunReport, Source, Status, Summary, Verdict, Warning, SCHEMA,
 };
@@ -92,6 +93,7 @@ mod tests {
         check::<crate::BundleError>();
         check::<crate::ResolveError>();
         check::<crate::DuplicateId>();
+        check::<crate::UnknownName>();
     }
 
     /// The Verifier shares one policy and its invocations across threads.

@@ -1,6 +1,18 @@
 //! What a verification accepts: the `require` rule, the loosest rung, and the limits of §6.
 
-use crate::ladder::Rung;
+/// A rung of the matching ladder, from strictest to loosest.
+///
+/// Also the policy's `--match`: the loosest rung accepted (default `elided`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub enum Rung {
+    /// The quoted text is a substring of the leaf as written.
+    Exact,
+    /// A substring after NFKC, typographic folding, lower casing and white-space folding.
+    Normalized,
+    /// Pieces around `...` occur in order, without overlap, in one normalised leaf.
+    #[default]
+    Elided,
+}
 
 /// How many real refs must verify for an invocation to be `supported` (§3.4 row 8).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -10,16 +22,6 @@ pub enum Require {
     All,
     /// One verified ref is enough: row 8 becomes supported/`verified`.
     Any,
-}
-
-impl Require {
-    /// The name used on the command line and in the policy key.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Require::All => "all",
-            Require::Any => "any",
-        }
-    }
 }
 
 /// Bounds that keep hostile input from costing unbounded time or memory (§6).

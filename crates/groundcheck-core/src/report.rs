@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::ladder::Rung;
+use crate::policy::Rung;
 
 /// The schema name every report carries.
 pub const SCHEMA: &str = "groundcheck.report/v1";
@@ -13,8 +13,9 @@ pub const SCHEMA: &str = "groundcheck.report/v1";
 /// An invocation's classification (§3.4).
 ///
 /// `NoEvidence` means "no evidence found by this tool", never "the fault is absent".
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+///
+/// Its names (serde, `as_str`, `FromStr`) are defined once, in `names.rs`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Status {
     /// Every real ref (or, under `require any`, at least one) was found in the raw output.
     Supported,
@@ -25,8 +26,9 @@ pub enum Status {
 }
 
 /// Why an invocation got its status: the row of §3.4 that applied.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+///
+/// Its names (serde, `as_str`, `FromStr`) are defined once, in `names.rs`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Reason {
     /// `retrieval_details` is not a readable claim (row 1).
     MalformedDetails,
@@ -47,8 +49,9 @@ pub enum Reason {
 }
 
 /// What checking one ref found (§3.3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+///
+/// Its names (serde, `as_str`, `FromStr`) are defined once, in `names.rs`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum RefOutcome {
     /// The text was found under the path.
     Verified,
@@ -73,8 +76,9 @@ pub enum RefOutcome {
 }
 
 /// Where the raw document came from (§3.2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+///
+/// Its names (serde, `as_str`, `FromStr`) are defined once, in `names.rs`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Source {
     /// `raw_output` / `raw_output_text` / the database's raw output column.
     RawOutput,
@@ -85,8 +89,9 @@ pub enum Source {
 }
 
 /// Something worth knowing about an invocation that does not change its status.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+///
+/// Its names (serde, `as_str`, `FromStr`) are defined once, in `names.rs`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Warning {
     /// A text column read from a database was not valid UTF-8 and was decoded lossily.
     InvalidUtf8,

@@ -271,7 +271,7 @@ fn verify_with(inv: &Invocation, policy: &Policy, cache: &PathCache, fast: bool)
         refs.iter().enumerate().map(|(index, r)| checker.report(index, r, failed)).collect();
 
     let (status, reason) = if real == 0 {
-        if claim.claimed_status.as_deref() == Some("supported") {
+        if claim.claimed_status.as_deref() == Some(Status::Supported.as_str()) {
             (Status::Unsupported, Reason::ClaimedWithoutRefs)
         } else if failed {
             (Status::NoEvidence, Reason::ToolFailed)
@@ -296,19 +296,13 @@ fn verify_with(inv: &Invocation, policy: &Policy, cache: &PathCache, fast: bool)
 }
 
 fn agrees(claimed: Option<&str>, status: Status) -> Option<bool> {
-    let claimed = match claimed? {
-        "supported" => Status::Supported,
-        "unsupported" => Status::Unsupported,
-        "no_evidence" => Status::NoEvidence,
-        _ => return None,
-    };
-    Some(claimed == status)
+    Some(claimed?.parse::<Status>().ok()? == status)
 }
 
 /// The outcome of one ref, with the details that go with it.
 struct Checked {
     outcome: RefOutcome,
-    hit: Option<(crate::Rung, String)>,
+    hit: Option<(crate::policy::Rung, String)>,
     in_preview: Option<bool>,
 }
 

@@ -20,7 +20,7 @@ mod timestamp;
 mod url;
 
 pub use crate::error::StoreError;
-pub use crate::row::{RowError, StoredRow};
+pub use crate::row::{into_run, RowError, StoredRow};
 pub use crate::store::{Checkpoint, JobProgress, RunKey, Store, StoredVerdict, Window};
 pub use crate::timestamp::{to_rfc3339, to_stored, TimestampError};
 pub use crate::url::{redact, Engine};

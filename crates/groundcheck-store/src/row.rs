@@ -1,7 +1,7 @@
 //! A `tool_invocation` row (with its raw output) as the database holds it, and the two ways
 //! across: from a core [`Invocation`] for writing, into one for verifying.
 
-use groundcheck_core::{Invocation, Json, RawOutput};
+use groundcheck_core::{Invocation, Json, RawOutput, Run};
 use sqlx::{ColumnIndex, Decode, Row, Type};
 
 use crate::timestamp;
@@ -190,4 +190,12 @@ impl StoredRow {
             invalid_utf8: lossy,
         })
     }
+}
+
+/// A run's rows, in `id` order, as the core's [`Run`]; its session is the first row's, as a
+/// database has no file order to take it from. `None` for no rows: an empty run does not exist.
+pub fn into_run(rows: Vec<StoredRow>) -> Option<Run> {
+    let invocations: Vec<Invocation> = rows.into_iter().map(StoredRow::into_invocation).collect();
+    let first = invocations.first()?;
+    Some(Run { run_id: first.run_id.clone(), session_id: first.session_id.clone(), invocations })
 }

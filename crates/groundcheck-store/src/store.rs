@@ -4,7 +4,7 @@
 use std::str::FromStr;
 use std::time::Duration;
 
-use groundcheck_core::{RefReport, Source, Status, Verdict, Warning};
+use groundcheck_core::{Reason, RefReport, Source, Status, Verdict, Warning};
 use sqlx::mysql::{MySqlConnectOptions, MySqlConnection, MySqlPool, MySqlPoolOptions};
 use sqlx::postgres::{PgConnectOptions, PgConnection, PgPool, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
@@ -338,11 +338,11 @@ impl Store {
                     let verdict = Verdict {
                         id: row.try_get(0).map_err(|e| e.to_string())?,
                         tool_name: required(2)?,
-                        status: from_name::<Status>(&required(3)?)?,
-                        reason: from_name(&required(4)?)?,
+                        status: required(3)?.parse::<Status>().map_err(|e| e.to_string())?,
+                        reason: required(4)?.parse::<Reason>().map_err(|e| e.to_string())?,
                         claimed_status: text(5)?,
                         claim_agrees: row.try_get(6).map_err(|e| e.to_string())?,
-                        source: from_name::<Source>(&required(7)?)?,
+                        source: required(7)?.parse::<Source>().map_err(|e| e.to_string())?,
                         refs: serde_json::from_str::<Vec<RefReport>>(&required(8)?).map_err(|e| e.to_string())?,
                         warnings: serde_json::from_str::<Vec<Warning>>(&required(9)?).map_err(|e| e.to_string())?,
                     };
@@ -391,11 +391,11 @@ impl Store {
                     .bind(v.id)
                     .bind(policy)
                     .bind(*run_id)
-                    .bind(name_of(&v.status))
-                    .bind(name_of(&v.reason))
+                    .bind(v.status.as_str())
+                    .bind(v.reason.as_str())
                     .bind(v.claimed_status.as_deref())
                     .bind(v.claim_agrees)
-                    .bind(name_of(&v.source))
+                    .bind(v.source.as_str())
                     .bind(to_json(&v.refs))
                     .bind(to_json(&v.warnings))
                     .bind(engine_version)
@@ -465,16 +465,6 @@ fn refused(err: &sqlx::Error) -> bool {
     matches!(db.code().as_deref(), Some("42501" | "25006"))
         || message.contains("command denied")
         || message.contains("readonly database")
-}
-
-/// The snake_case name serde gives a report enum (the stored form).
-fn name_of<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_value(value).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
-}
-
-fn from_name<T: serde::de::DeserializeOwned>(name: &str) -> Result<T, String> {
-    serde_json::from_value(serde_json::Value::String(name.to_string()))
-        .map_err(|_| format!("unknown stored value {name:?}"))
 }
 
 fn to_json<T: serde::Serialize>(value: &T) -> String {
