@@ -7,14 +7,15 @@
 #
 # Usage: eval "$(scripts/test-databases.sh start)"
 # Only the export lines go to stdout; all progress goes to stderr.
-# Servers listen on 127.0.0.1 only: MariaDB on 33306, PostgreSQL on 55432.
+# Servers listen on 127.0.0.1 only: MariaDB on 33306, PostgreSQL on 55432 (or the ports in
+# GROUNDCHECK_MYSQL_PORT and GROUNDCHECK_POSTGRES_PORT, for a second pair beside the first).
 set -euo pipefail
 
 STATE="${GROUNDCHECK_DB_STATE:-/tmp/groundcheck-test-db}"
 DB=groundcheck_test
 RW_USER=groundcheck RW_PW=groundcheck-test-pw
 RO_USER=groundcheck_ro RO_PW=groundcheck-ro-pw
-MY_PORT=33306 PG_PORT=55432
+MY_PORT="${GROUNDCHECK_MYSQL_PORT:-33306}" PG_PORT="${GROUNDCHECK_POSTGRES_PORT:-55432}"
 WAIT_SECS=60
 
 MY_DIR="$STATE/mariadb" MY_SOCK="$STATE/mariadb/run/mariadbd.sock" MY_PID="$STATE/mariadb/mariadbd.pid"
