@@ -1642,3 +1642,18 @@ fn determinism_one_thread_equals_four_threads() {
     };
     assert_eq!(in_pool(1), in_pool(4));
 }
+
+/// Issue #10: RFC 9535's grammar is ABNF, whose quoted letters are case-insensitive, so a
+/// surrogate pair written in lower-case hex selects 🔥 exactly as the upper-case one does,
+/// in `verify` and in `resolve`.
+#[test]
+fn a_surrogate_pair_in_lower_case_hex_selects_the_character() {
+    let raw = r#"{"🔥":"disk on fire"}"#;
+    for path in [r"$['\ud83d\udd25']", r"$['\uD83D\uDD25']", r#"$["\ud83d\udd25"]"#] {
+        assert_eq!(hit(path, "on fire", raw), Some((Rung::Exact, "$['🔥']".to_string())), "{path}");
+        let doc = Json::parse(raw).unwrap();
+        let paths: Vec<String> = resolve(path, &doc).unwrap().into_iter().map(|n| n.path).collect();
+        assert_eq!(paths, ["$['🔥']"], "{path}");
+    }
+    assert_eq!(outcome(r"$['\ud83d']", "on fire", Some(raw)), RefOutcome::InvalidPath);
+}

@@ -78,6 +78,8 @@ impl EvidencePath {
             );
             return Err(PathError { position, message, limit: true });
         }
+        let given = path;
+        let path = &*upper_case_escapes(given);
         match JsonPath::parse(path) {
             // serde_json_path validates; a path of the strict singular subset then is walked
             // directly. In the others, match()/search() patterns that must give LogicalFalse
@@ -92,8 +94,9 @@ impl EvidencePath {
                     PathKind::Singular,
                 ),
             }),
-            Err(err) if !path.starts_with('/') => Err(jsonpath_error(path, err.position(), err.message())),
-            Err(_) => parse_pointer(path)
+            Err(err) if !path.starts_with('/') => Err(jsonpath_error(given, err.position(), err.message())),
+            // A pointer has no `\u` escapes: its text is taken as given.
+            Err(_) => parse_pointer(given)
                 .map(|tokens| EvidencePath { kind: PathKind::Pointer(tokens), nested: false }),
         }
     }
@@ -260,6 +263,39 @@ fn truncated_unicode_escape(path: &str) -> Option<usize> {
         let backslashes = bytes[..=i].iter().rev().take_while(|&&b| b == b'\\').count();
         bytes[i] == b'\\' && bytes[i + 1] == b'u' && backslashes % 2 == 1 && bytes.len() - (i + 2) < 4
     })
+}
+
+/// `path` with the hex digits of every `\u` escape in upper case, which changes no meaning.
+///
+/// RFC 9535's grammar is ABNF, whose quoted letters are case-insensitive, so
+/// `'\ud83d\udd25'` is the surrogate pair `'\uD83D\uDD25'`; serde_json_path 0.7.2 accepts
+/// only the upper-case `D` of a surrogate. The text keeps its length, so error positions
+/// stay those of the path as given.
+fn upper_case_escapes(path: &str) -> std::borrow::Cow<'_, str> {
+    let bytes = path.as_bytes();
+    let mut fixed: Option<Vec<u8>> = None;
+    let mut i = 0;
+    while i + 1 < bytes.len() {
+        if bytes[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        if bytes[i + 1] == b'u' {
+            for at in i + 2..(i + 6).min(bytes.len()) {
+                if bytes[at].is_ascii_lowercase() && bytes[at].is_ascii_hexdigit() {
+                    fixed.get_or_insert_with(|| bytes.to_vec())[at] = bytes[at].to_ascii_uppercase();
+                }
+            }
+        }
+        i += 2; // the escaped character, so `\\u` is a backslash and a `u`
+    }
+    match fixed {
+        // Only ASCII letters changed, so the bytes are still UTF-8.
+        Some(bytes) => {
+            String::from_utf8(bytes).map_or(std::borrow::Cow::Borrowed(path), std::borrow::Cow::Owned)
+        }
+        None => std::borrow::Cow::Borrowed(path),
+    }
 }
 
 fn jsonpath_error(path: &str, byte_offset: usize, message: &str) -> PathError {
@@ -458,6 +494,23 @@ mod tests {
         let doc = Json::parse(doc).unwrap();
         let selection = EvidencePath::parse(path).unwrap().select(doc.root(), None);
         (0..selection.nodes.len()).map(|i| selection.base(i)).collect()
+    }
+
+    #[test]
+    fn surrogate_pairs_may_be_written_in_lower_case_hex() {
+        // ABNF's quoted letters are case-insensitive: `\ud83d\udd25` is `\uD83D\uDD25`, 🔥.
+        let doc = r#"{"🔥":1,"é":2}"#;
+        for path in
+            ["$['\\ud83d\\udd25']", "$['\\uD83D\\uDD25']", "$['\\uD83d\\udD25']", "$[\"\\ud83d\\udd25\"]"]
+        {
+            assert_eq!(paths(path, doc), ["$['🔥']"], "{path}");
+        }
+        assert_eq!(paths("$['\\u00e9']", doc), ["$['é']"]);
+        // An escaped backslash before `u` is not an escape, and a pointer has no escapes.
+        assert_eq!(paths("$['\\\\ud83d']", r#"{"\\ud83d":3}"#), ["$['\\\\ud83d']"]);
+        assert_eq!(paths("/\\u00e9", r#"{"\\u00e9":4,"\\u00E9":5}"#), ["$['\\\\u00e9']"]);
+        // A lone surrogate is still refused, at the position of the path as given.
+        assert_eq!(EvidencePath::parse("$['\\ud83d']").unwrap_err().position, 4);
     }
 
     #[test]
