@@ -83,7 +83,7 @@ impl<'t> Needle<'t> {
         base: impl Fn(usize) -> String,
         max: Rung,
         nested: bool,
-    ) -> Result<Option<(Rung, String)>, Rewritten> {
+    ) -> Result<Option<(Rung, String)>, T::Rewritten> {
         // Nodes inside an earlier selected node (`$..*` selects every node *and* its
         // ancestors) hold only leaves already searched, in the same order: searching them
         // again cannot change the answer, and made `$..*` quadratic on deep documents.
@@ -104,7 +104,7 @@ impl<'t> Needle<'t> {
         selected: &[&T],
         base: impl Fn(usize) -> String,
         max: Rung,
-    ) -> Result<Option<(Rung, String)>, Rewritten> {
+    ) -> Result<Option<(Rung, String)>, T::Rewritten> {
         let path = |(i, steps): (usize, Vec<Step<'_>>)| {
             let mut path = base(i);
             push_steps(&mut path, &steps);
@@ -114,10 +114,10 @@ impl<'t> Needle<'t> {
         // neither a hit after it nor a miss can be trusted. It is the only rung that must
         // check: later rungs run only when it visited every leaf without stopping.
         if let Some((i, steps, leaf)) =
-            first_leaf(selected, |node, leaf, _| node.rewritten() || self.exact_in(leaf))
+            first_leaf(selected, |node, leaf, _| node.rewritten().is_some() || self.exact_in(leaf))
         {
-            if leaf.rewritten() {
-                return Err(Rewritten);
+            if let Some(rewritten) = leaf.rewritten() {
+                return Err(rewritten);
             }
             return Ok(Some((Rung::Exact, path((i, steps)))));
         }
@@ -170,11 +170,6 @@ fn outermost<T: Tree>(selected: &[&T]) -> Vec<usize> {
     keep
 }
 
-/// A leaf whose text as written is unknown was met (see [`Tree::rewritten`]): the caller
-/// searches again on a tree that keeps every text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Rewritten;
-
 /// Selections of at least this many nodes are searched node by node on rayon, so that one
 /// invocation citing thousands of nodes (`$.logs[*]` over a large output) does not keep a
 /// run on one core. Below it, splitting costs more than it saves.
@@ -189,7 +184,7 @@ impl Needle<'_> {
         selected: &[&T],
         base: impl Fn(usize) -> String,
         max: Rung,
-    ) -> Result<Option<(Rung, String)>, Rewritten> {
+    ) -> Result<Option<(Rung, String)>, T::Rewritten> {
         let search = |test: &(dyn Fn(&T, &str) -> bool + Sync)| {
             selected.par_iter().enumerate().find_map_first(|(i, node)| {
                 first_leaf(std::slice::from_ref(node), |n, leaf, _| test(n, leaf))
@@ -197,10 +192,11 @@ impl Needle<'_> {
             })
         };
         // As in order: the exact rung also stops at the first rewritten leaf.
-        let exact = search(&|node, leaf| node.rewritten() || self.exact_in(leaf));
-        if exact.as_ref().is_some_and(|(_, _, rewritten)| *rewritten) {
-            return Err(Rewritten);
-        }
+        let exact = search(&|node, leaf| node.rewritten().is_some() || self.exact_in(leaf));
+        let exact = match exact {
+            Some((_, _, Some(rewritten))) => return Err(rewritten),
+            exact => exact,
+        };
         let hit = exact
             .map(|hit| (Rung::Exact, hit))
             .or_else(|| {

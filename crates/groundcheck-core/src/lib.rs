@@ -54,7 +54,9 @@
 #![deny(missing_docs)]
 
 mod bundle;
+mod cache;
 mod claim;
+mod document;
 mod invocation;
 mod iregexp;
 mod json;

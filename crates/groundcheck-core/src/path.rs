@@ -180,7 +180,8 @@ enum Bases<'d, T> {
 }
 
 impl<'d, T: Tree> Selection<'d, T> {
-    fn at_most_one(found: Option<(String, &'d T)>) -> Selection<'d, T> {
+    /// What a singular path or pointer selected: nothing, or one node with its normalized path.
+    pub(crate) fn at_most_one(found: Option<(String, &'d T)>) -> Selection<'d, T> {
         let (bases, nodes) = found.into_iter().unzip();
         Selection { nodes, bases: Bases::Formatted(bases), nested: false }
     }

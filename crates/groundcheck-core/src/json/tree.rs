@@ -4,9 +4,17 @@
 //! general-path fast route, the `serde_json::Value` that serde_json_path queries directly (see
 //! `verify`). Walking paths and leaves is written once, over [`Tree`].
 
+use std::convert::Infallible;
+
 use serde_json::Value;
 
 use super::Node;
+
+/// A leaf whose text as written is unknown was met: a `Value` number whose exponent
+/// serde_json rewrote (`1E3` → `1e+3`). The search stops, and the document is searched again
+/// as our tree, which keeps every text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Rewritten;
 
 /// One step from a container to a child.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,6 +26,11 @@ pub(crate) enum Step<'d> {
 /// A JSON tree the ladder can search (in parallel for large selections) and singular paths
 /// can walk.
 pub(crate) trait Tree: Sync {
+    /// What a search that meets a leaf whose text is not the text as written stops with:
+    /// [`Rewritten`] for a `Value`; nothing at all ([`Infallible`]) for our `Node`s, which
+    /// keep every text — so a search of our tree cannot stop that way, by its type.
+    type Rewritten: Send;
+
     /// The text a leaf is matched by (§3.3 step 5), or `None` for containers.
     fn leaf_text(&self) -> Option<&str>;
     /// The child at `step`, if this is a container that has it.
@@ -26,14 +39,17 @@ pub(crate) trait Tree: Sync {
     fn is_array(&self) -> bool;
     /// Pushes the children in reverse document order, for a depth-first walk off a stack.
     fn push_children<'a>(&'a self, depth: usize, out: &mut Vec<(&'a Self, usize, Option<Step<'a>>)>);
-    /// Whether this leaf's text is not the text as written: a `Value` number whose exponent
-    /// serde_json rewrote (`1E3` → `1e+3`). Our `Node`s keep every text.
-    fn rewritten(&self) -> bool {
-        false
-    }
+    /// `Some` when this leaf's text is not the text as written (see [`Tree::Rewritten`]).
+    fn rewritten(&self) -> Option<Self::Rewritten>;
 }
 
 impl Tree for Node {
+    type Rewritten = Infallible;
+
+    fn rewritten(&self) -> Option<Infallible> {
+        None
+    }
+
     fn leaf_text(&self) -> Option<&str> {
         Node::leaf_text(self)
     }
@@ -64,6 +80,8 @@ impl Tree for Node {
 }
 
 impl Tree for Value {
+    type Rewritten = Rewritten;
+
     fn leaf_text(&self) -> Option<&str> {
         match self {
             Value::Null => Some("null"),
@@ -88,8 +106,8 @@ impl Tree for Value {
         self.is_array()
     }
 
-    fn rewritten(&self) -> bool {
-        matches!(self, Value::Number(n) if n.as_str().contains('e'))
+    fn rewritten(&self) -> Option<Rewritten> {
+        matches!(self, Value::Number(n) if n.as_str().contains('e')).then_some(Rewritten)
     }
 
     fn push_children<'a>(&'a self, depth: usize, out: &mut Vec<(&'a Value, usize, Option<Step<'a>>)>) {
@@ -110,7 +128,7 @@ mod tests {
     #[test]
     fn serde_json_parses_exactly_as_deep_as_the_value_route_assumes() {
         let nested = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
-        let max = crate::verify::SERDE_MAX_DEPTH;
+        let max = crate::document::SERDE_MAX_DEPTH;
         assert!(serde_json::from_str::<Value>(&nested(max)).is_ok());
         assert!(serde_json::from_str::<Value>(&nested(max + 1)).is_err());
     }
@@ -120,7 +138,7 @@ mod tests {
         let v: Value = serde_json::from_str(r#"[-0, 0.950, 12345678901234567890123, 1E3, 2e-1]"#).unwrap();
         let texts: Vec<_> = v.as_array().unwrap().iter().map(|n| n.leaf_text().unwrap()).collect();
         assert_eq!(texts, ["-0", "0.950", "12345678901234567890123", "1e+3", "2e-1"]);
-        let rewritten: Vec<bool> = v.as_array().unwrap().iter().map(Tree::rewritten).collect();
+        let rewritten: Vec<bool> = v.as_array().unwrap().iter().map(|n| n.rewritten().is_some()).collect();
         assert_eq!(rewritten, [false, false, false, true, true]);
     }
 }

@@ -1,0 +1,306 @@
+//! An invocation's raw document: where it comes from (the raw output, else a preview that is
+//! provably complete, else nothing) and how much of it is built, along one of three routes
+//! chosen once per invocation. The routes change no verdict; they differ only in cost.
+//!
+//! - **Located**: the raw output is text and every checked ref's path is singular. The text
+//!   is validated in one pass and only what the paths select is parsed (`json::locate`).
+//! - **Value**: text for general paths, parsed straight into the `serde_json::Value` that
+//!   serde_json_path queries (the workspace builds serde_json with `arbitrary_precision`, so
+//!   numbers keep their text — all but exponents, see [`Document::search`]).
+//! - **Tree**: our own [`Json`] tree, which keeps every number's text and has no depth limit
+//!   of its own; JSONPath queries run on its `Value` twin, built on first need. It takes the
+//!   raw output given as JSON, text serde_json rejects (not JSON, or deeper than
+//!   [`SERDE_MAX_DEPTH`]) and every document of [`crate::verify_invocation_general`].
+
+use std::borrow::Cow;
+use std::cell::OnceCell;
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::cache::{Compiled, PathCache};
+use crate::claim::ClaimedRef;
+use crate::invocation::{Invocation, RawOutput};
+use crate::json::{
+    locate, parse_with_depth_limit, to_serde_value, Json, JsonErrorKind, Rewritten, Tree, MAX_PATHS,
+};
+use crate::path::{EvidencePath, Selection};
+use crate::policy::{Limits, Policy};
+use crate::report::Source;
+
+/// The deepest document serde_json parses (its recursion limit); deeper ones take the tree.
+pub(crate) const SERDE_MAX_DEPTH: usize = 127;
+
+/// Where the document comes from, decided before anything is parsed.
+pub(crate) fn source_of(inv: &Invocation) -> Source {
+    if inv.raw_output.is_some() {
+        Source::RawOutput
+    } else if complete_preview(inv).is_some() {
+        Source::Preview
+    } else {
+        Source::None
+    }
+}
+
+/// The preview, when it provably is the whole output: not truncated, and `output_length`
+/// equal to its length in scalar values or in UTF-16 code units (a JVM writer counts those).
+fn complete_preview(inv: &Invocation) -> Option<&str> {
+    let preview = inv.output_preview.as_deref()?;
+    let length = inv.output_length?;
+    let fits = |n: usize| i64::try_from(n).is_ok_and(|n| n == length);
+    let complete = inv.is_truncated == Some(false)
+        && (fits(preview.chars().count()) || fits(preview.encode_utf16().count()));
+    complete.then_some(preview)
+}
+
+/// The document as text, when it is given as text (or is a complete preview).
+fn raw_text(inv: &Invocation) -> Option<&str> {
+    match &inv.raw_output {
+        Some(RawOutput::Text(text)) => Some(text),
+        Some(RawOutput::Json(_)) => None,
+        None => complete_preview(inv),
+    }
+}
+
+/// How an invocation's document is loaded, chosen once from its raw output and its refs.
+pub(crate) enum Route<'a> {
+    /// Only what these singular paths (trimmed text, compiled) select is parsed.
+    Located { text: &'a str, plan: Vec<(String, Compiled)> },
+    /// One `serde_json::Value`, when serde_json accepts the text.
+    Value { text: &'a str },
+    /// Our own tree.
+    Tree,
+}
+
+impl<'a> Route<'a> {
+    /// The cheapest route for `refs` (`fast: false` always takes the tree).
+    pub(crate) fn choose(
+        inv: &'a Invocation,
+        refs: &[ClaimedRef],
+        policy: &Policy,
+        cache: &PathCache,
+        fast: bool,
+    ) -> Route<'a> {
+        match raw_text(inv) {
+            Some(text) if fast => match singular_plan(refs, policy, cache) {
+                Some(plan) => Route::Located { text, plan },
+                None => Route::Value { text },
+            },
+            _ => Route::Tree,
+        }
+    }
+}
+
+/// The distinct singular paths to locate, when every ref that will be checked has one
+/// (invalid and over-long paths aside: they need no document). `None`: a general path.
+fn singular_plan(refs: &[ClaimedRef], policy: &Policy, cache: &PathCache) -> Option<Vec<(String, Compiled)>> {
+    let mut plan: Vec<(String, Compiled)> = Vec::new();
+    for r in refs {
+        let ClaimedRef::Evidence(r) = r else { continue };
+        let path = r.raw_path.trim();
+        if path.chars().count() > policy.limits.max_path_chars || plan.iter().any(|(p, _)| p == path) {
+            continue;
+        }
+        let compiled = cache.get(path);
+        match compiled.as_ref() {
+            Err(_) => continue,
+            Ok(p) if p.singular().is_none() => return None,
+            Ok(_) => plan.push((path.to_string(), compiled)),
+        }
+    }
+    (!plan.is_empty() && plan.len() <= MAX_PATHS).then_some(plan)
+}
+
+/// Why a ref has no document to be checked against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Absent {
+    /// No raw output and no complete preview.
+    Unavailable,
+    /// The document passes the size or depth limit.
+    OverLimit,
+}
+
+/// A document, or one query on it, passes a limit: the ref is `limit_exceeded`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct OverLimit;
+
+impl From<OverLimit> for Absent {
+    fn from(OverLimit: OverLimit) -> Absent {
+        Absent::OverLimit
+    }
+}
+
+/// A search of the nodes a path selected, run on whichever tree the document is.
+pub(crate) trait Search {
+    /// What the search finds.
+    type Found;
+    /// Searches `selection`; a `Value` search may stop at a rewritten number instead.
+    fn run<T: Tree>(&self, selection: &Selection<'_, T>) -> Result<Self::Found, T::Rewritten>;
+}
+
+/// A loaded document, in the form its route built.
+pub(crate) enum Document<'a> {
+    /// What each planned singular path (by trimmed text) selects, with its normalized path.
+    Located(HashMap<String, Option<(String, Json)>>),
+    /// The text, parsed by serde_json; the text is kept for the fallback to our tree.
+    Value { value: Value, text: &'a str },
+    /// Our tree.
+    Tree(TreeDoc<'a>),
+}
+
+impl<'a> Document<'a> {
+    /// Loads the document of `inv` along `route`. Outcomes are the same on every route.
+    pub(crate) fn load(
+        inv: &'a Invocation,
+        route: &Route<'a>,
+        policy: &Policy,
+    ) -> Result<Document<'a>, Absent> {
+        match route {
+            Route::Located { text, plan } => Ok(located(text, plan, policy)?),
+            Route::Value { text } => value(inv, text, policy),
+            Route::Tree => TreeDoc::load(inv, policy).map(Document::Tree),
+        }
+    }
+
+    /// Runs `path` (whose trimmed text is `path_text`) and `search` over what it selects.
+    ///
+    /// A `Value` search that meets a selected number whose exponent serde_json rewrote
+    /// (`1E3` → `1e+3`) cannot be trusted either way: the document becomes our tree, which
+    /// keeps every text, for this ref and the invocation's later ones, and the search runs
+    /// again there.
+    pub(crate) fn search<S: Search>(
+        &mut self,
+        path_text: &str,
+        path: &EvidencePath,
+        policy: &Policy,
+        search: &S,
+    ) -> Result<S::Found, OverLimit> {
+        match self {
+            Document::Located(found) => {
+                let found = found.get(path_text).and_then(Option::as_ref);
+                let selection =
+                    Selection::at_most_one(found.map(|(normalized, doc)| (normalized.clone(), doc.root())));
+                let Ok(found) = search.run(&selection);
+                Ok(found)
+            }
+            Document::Tree(tree) => tree.search(path, search),
+            Document::Value { value, text } => {
+                let text: &'a str = text;
+                match search.run(&path.select_value(value)) {
+                    Ok(found) => Ok(found),
+                    Err(Rewritten) => {
+                        let mut tree = TreeDoc::parse(text, policy)?;
+                        let found = tree.search(path, search);
+                        *self = Document::Tree(tree);
+                        found
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Loads the text for `plan`'s singular paths only: validated whole, but only the selected
+/// values parsed. Not JSON: the whole text is one string, on our tree.
+fn located<'a>(
+    text: &'a str,
+    plan: &[(String, Compiled)],
+    policy: &Policy,
+) -> Result<Document<'a>, OverLimit> {
+    if text.len() > policy.limits.max_output_bytes {
+        return Err(OverLimit);
+    }
+    let singular: Vec<_> = plan
+        .iter()
+        .filter_map(|(_, path)| path.as_ref().as_ref().ok().and_then(EvidencePath::singular))
+        .collect();
+    let segs: Vec<_> = singular.iter().map(|(segs, _)| segs.clone()).collect();
+    match locate(text, &segs, policy.limits.max_depth) {
+        Ok(spans) => Ok(Document::Located(
+            plan.iter()
+                .zip(singular.iter().zip(spans))
+                .map(|((key, _), ((_, normalized), span))| {
+                    let found =
+                        span.and_then(|r| Json::parse(&text[r]).ok()).map(|doc| (normalized.clone(), doc));
+                    (key.clone(), found)
+                })
+                .collect(),
+        )),
+        Err(e) if matches!(e.kind, JsonErrorKind::TooDeep(_)) => Err(OverLimit),
+        Err(_) => Ok(Document::Tree(TreeDoc::new(Cow::Owned(Json::string(text))))),
+    }
+}
+
+/// Loads text for general paths as a `Value` when serde_json accepts it (then it is valid
+/// JSON no deeper than [`SERDE_MAX_DEPTH`], so within any depth limit at least that large);
+/// anything else — not JSON, or deeper — takes our tree, which decides it exactly. A smaller
+/// depth limit takes the tree too: the limit counts the text's nesting, including values a
+/// repeated key discards, which a `Value` no longer has.
+fn value<'a>(inv: &'a Invocation, text: &'a str, policy: &Policy) -> Result<Document<'a>, Absent> {
+    let limits = &policy.limits;
+    if text.len() > limits.max_output_bytes {
+        return Err(Absent::OverLimit);
+    }
+    if limits.max_depth >= SERDE_MAX_DEPTH {
+        if let Ok(value) = serde_json::from_str::<Value>(text) {
+            return Ok(Document::Value { value, text });
+        }
+    }
+    TreeDoc::load(inv, policy).map(Document::Tree)
+}
+
+/// Our tree of the document, with what its queries need, built on first need.
+pub(crate) struct TreeDoc<'a> {
+    doc: Cow<'a, Json>,
+    depth: OnceCell<usize>,
+    /// The `serde_json::Value` twin JSONPath queries run on.
+    twin: Option<Value>,
+}
+
+impl<'a> TreeDoc<'a> {
+    fn new(doc: Cow<'a, Json>) -> TreeDoc<'a> {
+        TreeDoc { doc, depth: OnceCell::new(), twin: None }
+    }
+
+    /// The tree of `inv`'s raw output (borrowed when it is given as JSON) or complete preview.
+    fn load(inv: &'a Invocation, policy: &Policy) -> Result<TreeDoc<'a>, Absent> {
+        match &inv.raw_output {
+            Some(RawOutput::Json(doc)) if doc.depth() > policy.limits.max_depth => Err(Absent::OverLimit),
+            Some(RawOutput::Json(doc)) => Ok(TreeDoc::new(Cow::Borrowed(doc))),
+            Some(RawOutput::Text(text)) => Ok(TreeDoc::parse(text, policy)?),
+            None => match complete_preview(inv) {
+                Some(preview) => Ok(TreeDoc::parse(preview, policy)?),
+                None => Err(Absent::Unavailable),
+            },
+        }
+    }
+
+    /// The tree of a text document: its JSON, or the whole text as one string if it is not
+    /// JSON (so `$` selects it).
+    fn parse(text: &str, policy: &Policy) -> Result<TreeDoc<'a>, OverLimit> {
+        if text.len() > policy.limits.max_output_bytes {
+            return Err(OverLimit);
+        }
+        match parse_with_depth_limit(text, policy.limits.max_depth) {
+            Ok(doc) => Ok(TreeDoc::new(Cow::Owned(doc))),
+            Err(e) if matches!(e.kind, JsonErrorKind::TooDeep(_)) => Err(OverLimit),
+            Err(_) => Ok(TreeDoc::new(Cow::Owned(Json::string(text)))),
+        }
+    }
+
+    /// Runs `path` and `search`. JSONPath never runs on a document deeper than
+    /// [`Limits::QUERY_DEPTH_CEILING`] (serde_json_path recurses per level); pointers do.
+    fn search<S: Search>(&mut self, path: &EvidencePath, search: &S) -> Result<S::Found, OverLimit> {
+        let doc: &Json = &self.doc;
+        let twin = if path.needs_value() {
+            if *self.depth.get_or_init(|| doc.depth()) > Limits::QUERY_DEPTH_CEILING {
+                return Err(OverLimit);
+            }
+            Some(&*self.twin.get_or_insert_with(|| to_serde_value(doc.root())))
+        } else {
+            None
+        };
+        let Ok(found) = search.run(&path.select(doc.root(), twin));
+        Ok(found)
+    }
+}
