@@ -6,9 +6,11 @@ use groundcheck_core::{
     verify_invocation, verify_invocation_general, Bundle, Invocation, Json, Limits, Policy, RawOutput, Rung,
 };
 
+use crate::corpus;
 use crate::harness::fixture_files;
 
-use crate::corpus;
+#[path = "../fuzz/adversarial.rs"]
+mod adversarial;
 
 fn policies() -> Vec<Policy> {
     let mut all = vec![Policy::default(), Policy { max_rung: Rung::Exact, ..Policy::default() }];
@@ -66,27 +68,13 @@ fn a_generated_corpus_gets_the_same_verdicts_both_ways() {
 
 #[test]
 fn adversarial_documents_get_the_same_verdicts_both_ways() {
-    let raws = [
-        r#"{"a":{"b":"x"},"a":{"c":"y"}}"#,
-        r#"{"a":[1,2,{"b":[true,null,"0.950"]}],"a":[{"b":"late"}]}"#,
-        "[[[[\"deep\"]]]]",
-        "[[[x",
-        "not json at all: connection refused",
-        "\u{feff}{\"a\":\"bom\"}",
-        r#"{"a":"\ud800"}"#,
-        r#"{"a":1} trailing"#,
-        r#"{"big":"0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789"}"#,
-        r#"{"n":1E+400,"m":-0,"s":"ＣＯＮＮＥＣＴＩＯＮ refused … later"}"#,
-        "  \"a bare string\"  ",
-        r#"{"k":{"":"empty key"},"日志":["消息"]}"#,
-    ];
     let refs = r#"{"evidence_status":"supported","evidence_refs":[
         {"raw_path":"$.a.b","text":"x"},{"raw_path":" $.a.c ","text":"y"},{"raw_path":"$.a[2].b[2]","text":"0.950"},
         {"raw_path":"$.a[0].b","text":"late"},{"raw_path":"$[0][0][0][0]","text":"deep"},{"raw_path":"$","text":"refused"},
         {"raw_path":"$.big","text":"789"},{"raw_path":"$.n","text":"1E+400"},{"raw_path":"$.m","text":"-0"},
         {"raw_path":"$.s","text":"connection ... later"},{"raw_path":"$['k']['']","text":"empty"},{"raw_path":"$.日志[0]","text":"消息"},
         {"raw_path":"$.a[","text":"x"},{"raw_path":"$.nope.deeper[3]","text":"x"},{"raw_path":"$.a","text":"   "}]}"#;
-    for (i, raw) in raws.iter().enumerate() {
+    for (i, raw) in adversarial::DOCUMENTS.iter().enumerate() {
         let inv = Invocation {
             id: i as i64,
             tool_name: "t".into(),

@@ -6,7 +6,7 @@
 //! - `bundle_parse`: every fixture bundle as it is.
 //! - `verify_invocation`: every fixture invocation in the target's input layout (raw output as
 //!   text, and inline JSON outputs once more as a parsed `Json`), plus adversarial documents
-//!   from `tests/fast_path.rs` under general and singular refs.
+//!   from `fuzz/adversarial.rs` (shared with `tests/fast_path.rs`) under general and singular refs.
 //! - `resolve`: every ref's `raw_path` with its invocation's raw output.
 
 use std::fs;
@@ -14,19 +14,8 @@ use std::path::{Path, PathBuf};
 
 use groundcheck_core::{verify_invocation, Bundle, Invocation, Policy, RawOutput};
 
-/// Documents the fast path must treat exactly like the general one (from `tests/fast_path.rs`).
-const ADVERSARIAL: [&str; 10] = [
-    r#"{"a":{"b":"x"},"a":{"c":"y"}}"#,
-    r#"{"a":[1,2,{"b":[true,null,"0.950"]}],"a":[{"b":"late"}]}"#,
-    "[[[[\"deep\"]]]]",
-    "[[[x",
-    "not json at all: connection refused",
-    "\u{feff}{\"a\":\"bom\"}",
-    r#"{"a":"\ud800"}"#,
-    r#"{"a":1} trailing"#,
-    r#"{"n":1E+400,"m":-0,"s":"ＣＯＮＮＥＣＴＩＯＮ refused … later","e":3E2}"#,
-    "  \"a bare string\"  ",
-];
+#[path = "../adversarial.rs"]
+mod adversarial;
 
 /// Claims tried on every adversarial document: singular, general, pointer and marker refs.
 const CLAIMS: [&str; 4] = [
@@ -72,7 +61,7 @@ fn main() {
             }
         }
     }
-    for doc in ADVERSARIAL {
+    for doc in adversarial::DOCUMENTS {
         for claim in CLAIMS {
             let inv = Invocation { success: Some(true), ..Invocation::default() };
             out.write("verify_invocation", &verify_input(&inv, 1, claim, Some(&(doc.to_string(), false))));
