@@ -13,6 +13,7 @@ mod faults;
 mod fuzz_regressions;
 mod harness;
 mod hostile;
+mod json_in_strings;
 mod properties;
 mod reverify;
 mod rules;

@@ -18,7 +18,8 @@ pub fn resolve(path: &str, file: &Path, out: &mut Vec<u8>) -> Result<u8, Failure
     for (i, node) in nodes.iter().enumerate() {
         let sep = if i + 1 < nodes.len() { "," } else { "" };
         let path = serde_json::to_string(&node.path).unwrap_or_default();
-        text.push_str(&format!("\n  {{\"path\": {path}, \"value\": {}}}{sep}", node.value));
+        let descended = if node.descended { ", \"descended\": true" } else { "" };
+        text.push_str(&format!("\n  {{\"path\": {path}, \"value\": {}{descended}}}{sep}", node.value));
     }
     text.push_str(if nodes.is_empty() { "]\n" } else { "\n]\n" });
     out.extend_from_slice(text.as_bytes());

@@ -11,6 +11,10 @@
 //!   of its own; JSONPath queries run on its `Value` twin, built on first need. It takes the
 //!   raw output given as JSON, text serde_json rejects (not JSON, or deeper than
 //!   [`SERDE_MAX_DEPTH`]) and every document of [`crate::verify_invocation_general`].
+//!
+//! A path that selects nothing in the document is run again on its *expanded view* (see
+//! `json/expand.rs`: JSON inside strings replaced by what it holds), always our tree, built
+//! once per invocation from the source text on every route, so the routes agree there too.
 
 use std::borrow::Cow;
 use std::cell::OnceCell;
@@ -22,7 +26,8 @@ use crate::cache::{Compiled, PathCache};
 use crate::claim::ClaimedRef;
 use crate::invocation::{Invocation, RawOutput};
 use crate::json::{
-    locate, parse_with_depth_limit, to_serde_value, Json, JsonErrorKind, Rewritten, Tree, MAX_PATHS,
+    expand, locate, parse_with_depth_limit, to_serde_value, Json, JsonErrorKind, Node, Rewritten, Tree,
+    MAX_PATHS,
 };
 use crate::path::{EvidencePath, Selection};
 use crate::policy::{Limits, Policy};
@@ -138,14 +143,32 @@ pub(crate) trait Search {
     fn run<T: Tree>(&self, selection: &Selection<'_, T>) -> Result<Self::Found, T::Rewritten>;
 }
 
-/// A loaded document, in the form its route built.
-pub(crate) enum Document<'a> {
+/// A loaded document: the view its route built, and the expanded view (JSON inside
+/// strings replaced by what it holds), built only when a path selects nothing in the first.
+pub(crate) struct Document<'a> {
+    inv: &'a Invocation,
+    plain: View<'a>,
+    /// `Ok(None)`: no string of the document holds JSON, so the expanded view is the plain one.
+    expanded: Option<Result<Option<TreeDoc<'static>>, OverLimit>>,
+}
+
+/// The plain document, in the form its route built.
+enum View<'a> {
     /// What each planned singular path (by trimmed text) selects, with its normalized path.
     Located(HashMap<String, Option<(String, Json)>>),
     /// The text, parsed by serde_json; the text is kept for the fallback to our tree.
     Value { value: Value, text: &'a str },
     /// Our tree.
     Tree(TreeDoc<'a>),
+}
+
+/// What one search of a document gave, and whether it was decided on the expanded view.
+pub(crate) struct Searched<F> {
+    /// The search's result, or a limit the document or the query passed.
+    pub(crate) found: Result<F, OverLimit>,
+    /// The path selected nothing in the document but something (or passed a limit) in its
+    /// expanded view, which gave `found`.
+    pub(crate) descended: bool,
 }
 
 impl<'a> Document<'a> {
@@ -155,43 +178,97 @@ impl<'a> Document<'a> {
         route: &Route<'a>,
         policy: &Policy,
     ) -> Result<Document<'a>, Absent> {
-        match route {
-            Route::Located { text, plan } => Ok(located(text, plan, policy)?),
-            Route::Value { text } => value(inv, text, policy),
-            Route::Tree => TreeDoc::load(inv, policy).map(Document::Tree),
-        }
+        let plain = match route {
+            Route::Located { text, plan } => located(text, plan, policy)?,
+            Route::Value { text } => value(inv, text, policy)?,
+            Route::Tree => View::Tree(TreeDoc::load(inv, policy)?),
+        };
+        Ok(Document { inv, plain, expanded: None })
     }
 
-    /// Runs `path` (whose trimmed text is `path_text`) and `search` over what it selects.
-    ///
-    /// A `Value` search that meets a selected number whose exponent serde_json rewrote
-    /// (`1E3` → `1e+3`) cannot be trusted either way: the document becomes our tree, which
-    /// keeps every text, for this ref and the invocation's later ones, and the search runs
-    /// again there.
+    /// Runs `path` (whose trimmed text is `path_text`) and `search` over what it selects: in
+    /// the document as written and, only when that selects nothing, in its expanded view.
     pub(crate) fn search<S: Search>(
         &mut self,
         path_text: &str,
         path: &EvidencePath,
         policy: &Policy,
         search: &S,
-    ) -> Result<S::Found, OverLimit> {
+    ) -> Searched<S::Found> {
+        match self.plain.search(path_text, path, policy, search) {
+            Ok(Some(found)) => return Searched { found: Ok(found), descended: false },
+            Err(over) => return Searched { found: Err(over), descended: false },
+            Ok(None) => {}
+        }
+        let inv = self.inv;
+        let expanded = match self.expanded.get_or_insert_with(|| expanded_view(inv, policy)) {
+            Ok(Some(tree)) => tree.search(path, search),
+            Ok(None) => Ok(None),
+            Err(over) => Err(*over),
+        };
+        match expanded {
+            Ok(None) => Searched { found: Ok(nothing(search)), descended: false },
+            found => Searched { found: found.map(|f| f.unwrap_or_else(|| nothing(search))), descended: true },
+        }
+    }
+}
+
+/// What `search` gives for a selection of no node.
+fn nothing<S: Search>(search: &S) -> S::Found {
+    let Ok(found) = search.run(&Selection::<Node>::at_most_one(None));
+    found
+}
+
+/// The expanded view of `inv`'s document, parsed again from its source: the rare path,
+/// taken by a ref whose path selected nothing.
+fn expanded_view(inv: &Invocation, policy: &Policy) -> Result<Option<TreeDoc<'static>>, OverLimit> {
+    let max_depth = policy.limits.max_depth;
+    let plain = match TreeDoc::load(inv, policy) {
+        Ok(tree) => tree,
+        Err(Absent::OverLimit) => return Err(OverLimit),
+        Err(Absent::Unavailable) => return Ok(None),
+    };
+    match expand(&plain.doc, max_depth) {
+        Ok(Some(doc)) => Ok(Some(TreeDoc::new(Cow::Owned(doc)))),
+        Ok(None) => Ok(None),
+        Err(_) => Err(OverLimit),
+    }
+}
+
+impl<'a> View<'a> {
+    /// Runs `search` over what `path` selects; `None` when it selects nothing.
+    ///
+    /// A `Value` search that meets a selected number whose exponent serde_json rewrote
+    /// (`1E3` → `1e+3`) cannot be trusted either way: the view becomes our tree, which keeps
+    /// every text, for this ref and the invocation's later ones, and the search runs again.
+    fn search<S: Search>(
+        &mut self,
+        path_text: &str,
+        path: &EvidencePath,
+        policy: &Policy,
+        search: &S,
+    ) -> Result<Option<S::Found>, OverLimit> {
         match self {
-            Document::Located(found) => {
-                let found = found.get(path_text).and_then(Option::as_ref);
-                let selection =
-                    Selection::at_most_one(found.map(|(normalized, doc)| (normalized.clone(), doc.root())));
-                let Ok(found) = search.run(&selection);
-                Ok(found)
+            View::Located(found) => {
+                let Some((normalized, doc)) = found.get(path_text).and_then(Option::as_ref) else {
+                    return Ok(None);
+                };
+                let Ok(found) = search.run(&Selection::at_most_one(Some((normalized.clone(), doc.root()))));
+                Ok(Some(found))
             }
-            Document::Tree(tree) => tree.search(path, search),
-            Document::Value { value, text } => {
+            View::Tree(tree) => tree.search(path, search),
+            View::Value { value, text } => {
                 let text: &'a str = text;
-                match search.run(&path.select_value(value)) {
-                    Ok(found) => Ok(found),
+                let selection = path.select_value(value);
+                if selection.nodes.is_empty() {
+                    return Ok(None);
+                }
+                match search.run(&selection) {
+                    Ok(found) => Ok(Some(found)),
                     Err(Rewritten) => {
                         let mut tree = TreeDoc::parse(text, policy)?;
                         let found = tree.search(path, search);
-                        *self = Document::Tree(tree);
+                        *self = View::Tree(tree);
                         found
                     }
                 }
@@ -202,11 +279,7 @@ impl<'a> Document<'a> {
 
 /// Loads the text for `plan`'s singular paths only: validated whole, but only the selected
 /// values parsed. Not JSON: the whole text is one string, on our tree.
-fn located<'a>(
-    text: &'a str,
-    plan: &[(String, Compiled)],
-    policy: &Policy,
-) -> Result<Document<'a>, OverLimit> {
+fn located<'a>(text: &'a str, plan: &[(String, Compiled)], policy: &Policy) -> Result<View<'a>, OverLimit> {
     if text.len() > policy.limits.max_output_bytes {
         return Err(OverLimit);
     }
@@ -216,7 +289,7 @@ fn located<'a>(
         .collect();
     let segs: Vec<_> = singular.iter().map(|(segs, _)| segs.clone()).collect();
     match locate(text, &segs, policy.limits.max_depth) {
-        Ok(spans) => Ok(Document::Located(
+        Ok(spans) => Ok(View::Located(
             plan.iter()
                 .zip(singular.iter().zip(spans))
                 .map(|((key, _), ((_, normalized), span))| {
@@ -227,7 +300,7 @@ fn located<'a>(
                 .collect(),
         )),
         Err(e) if matches!(e.kind, JsonErrorKind::TooDeep(_)) => Err(OverLimit),
-        Err(_) => Ok(Document::Tree(TreeDoc::new(Cow::Owned(Json::string(text))))),
+        Err(_) => Ok(View::Tree(TreeDoc::new(Cow::Owned(Json::string(text))))),
     }
 }
 
@@ -236,17 +309,17 @@ fn located<'a>(
 /// anything else — not JSON, or deeper — takes our tree, which decides it exactly. A smaller
 /// depth limit takes the tree too: the limit counts the text's nesting, including values a
 /// repeated key discards, which a `Value` no longer has.
-fn value<'a>(inv: &'a Invocation, text: &'a str, policy: &Policy) -> Result<Document<'a>, Absent> {
+fn value<'a>(inv: &'a Invocation, text: &'a str, policy: &Policy) -> Result<View<'a>, Absent> {
     let limits = &policy.limits;
     if text.len() > limits.max_output_bytes {
         return Err(Absent::OverLimit);
     }
     if limits.max_depth >= SERDE_MAX_DEPTH {
         if let Ok(value) = serde_json::from_str::<Value>(text) {
-            return Ok(Document::Value { value, text });
+            return Ok(View::Value { value, text });
         }
     }
-    TreeDoc::load(inv, policy).map(Document::Tree)
+    TreeDoc::load(inv, policy).map(View::Tree)
 }
 
 /// Our tree of the document, with what its queries need, built on first need.
@@ -288,9 +361,10 @@ impl<'a> TreeDoc<'a> {
         }
     }
 
-    /// Runs `path` and `search`. JSONPath never runs on a document deeper than
-    /// [`Limits::QUERY_DEPTH_CEILING`] (serde_json_path recurses per level); pointers do.
-    fn search<S: Search>(&mut self, path: &EvidencePath, search: &S) -> Result<S::Found, OverLimit> {
+    /// Runs `search` over what `path` selects; `None` when it selects nothing. JSONPath never
+    /// runs on a document deeper than [`Limits::QUERY_DEPTH_CEILING`] (serde_json_path
+    /// recurses per level); pointers do.
+    fn search<S: Search>(&mut self, path: &EvidencePath, search: &S) -> Result<Option<S::Found>, OverLimit> {
         let doc: &Json = &self.doc;
         let twin = if path.needs_value() {
             if *self.depth.get_or_init(|| doc.depth()) > Limits::QUERY_DEPTH_CEILING {
@@ -300,7 +374,11 @@ impl<'a> TreeDoc<'a> {
         } else {
             None
         };
-        let Ok(found) = search.run(&path.select(doc.root(), twin));
-        Ok(found)
+        let selection = path.select(doc.root(), twin);
+        if selection.nodes.is_empty() {
+            return Ok(None);
+        }
+        let Ok(found) = search.run(&selection);
+        Ok(Some(found))
     }
 }

@@ -108,6 +108,7 @@ names!(Source, "source" {
 names!(Warning, "warning" {
     InvalidUtf8 => "invalid_utf8",
     MarkerWithRefs => "marker_with_refs",
+    DescendedIntoString => "descended_into_string",
 });
 
 names!(Rung, "match rung" {

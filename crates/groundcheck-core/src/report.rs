@@ -97,6 +97,9 @@ pub enum Warning {
     InvalidUtf8,
     /// No-evidence markers stood beside real refs; they were ignored.
     MarkerWithRefs,
+    /// A ref's path selected nothing in the document as written and was decided on its
+    /// expanded view, where strings that hold JSON are replaced by what they hold.
+    DescendedIntoString,
 }
 
 /// One evidence ref as reported: echoed as given, with its outcome.
@@ -140,7 +143,7 @@ pub struct Verdict {
     pub source: Source,
     /// Every ref in input order (empty with `malformed_details`).
     pub refs: Vec<RefReport>,
-    /// Warnings in a fixed order (`invalid_utf8`, then `marker_with_refs`).
+    /// Warnings in a fixed order (`invalid_utf8`, `marker_with_refs`, `descended_into_string`).
     pub warnings: Vec<Warning>,
 }
 

@@ -1,6 +1,6 @@
 //! `resolve`: what a path selects in a document, for people debugging evidence paths.
 
-use crate::json::{write_node, Json};
+use crate::json::{expand, write_node, Json};
 use crate::path::{EvidencePath, PathError};
 use crate::policy::Limits;
 
@@ -16,6 +16,13 @@ pub enum ResolveError {
         /// The document's depth.
         depth: usize,
     },
+    /// The path selects nothing in the document, and its expanded view (strings that hold
+    /// JSON replaced by what they hold) would be nested deeper than verification allows.
+    #[error("the path selects nothing, and the document with the JSON inside its strings expanded is nested deeper than {max}")]
+    ExpandedTooDeep {
+        /// The depth limit (the default policy's).
+        max: usize,
+    },
 }
 
 /// One node a path selected.
@@ -25,14 +32,31 @@ pub struct ResolvedNode {
     pub path: String,
     /// The node as compact JSON text, numbers exactly as written.
     pub value: String,
+    /// Selected on the expanded view: the path selects nothing in the document as written,
+    /// so it was run again with every string that holds JSON replaced by what it holds.
+    pub descended: bool,
 }
 
-/// Runs `path` (exactly as given, not trimmed) against `doc`, with the JSON Pointer fallback.
+/// Runs `path` (exactly as given, not trimmed) against `doc`, with the JSON Pointer fallback,
+/// and, when it selects nothing there, against the expanded view.
 ///
-/// The same resolution verification uses, so `groundcheck resolve` shows what a ref's path
-/// reaches.
+/// The same resolution verification uses (under the default limits), so `groundcheck
+/// resolve` shows what a ref's path reaches.
 pub fn resolve(path: &str, doc: &Json) -> Result<Vec<ResolvedNode>, ResolveError> {
     let path = EvidencePath::parse(path)?;
+    let found = select(&path, doc, false)?;
+    if !found.is_empty() {
+        return Ok(found);
+    }
+    let max = Limits::default().max_depth;
+    match expand(doc, max) {
+        Ok(Some(expanded)) => select(&path, &expanded, true),
+        Ok(None) => Ok(found),
+        Err(_) => Err(ResolveError::ExpandedTooDeep { max }),
+    }
+}
+
+fn select(path: &EvidencePath, doc: &Json, descended: bool) -> Result<Vec<ResolvedNode>, ResolveError> {
     if path.needs_value() && doc.depth() > Limits::QUERY_DEPTH_CEILING {
         return Err(ResolveError::TooDeep { depth: doc.depth() });
     }
@@ -44,7 +68,7 @@ pub fn resolve(path: &str, doc: &Json) -> Result<Vec<ResolvedNode>, ResolveError
         .map(|(i, node)| {
             let mut value = String::new();
             write_node(node, &mut value);
-            ResolvedNode { path: selection.base(i), value }
+            ResolvedNode { path: selection.base(i), value, descended }
         })
         .collect())
 }

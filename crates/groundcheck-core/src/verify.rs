@@ -60,6 +60,8 @@ struct Checker<'a> {
     cache: &'a PathCache,
     route: Route<'a>,
     document: Option<Result<Document<'a>, Absent>>,
+    /// Some ref was decided on the expanded view (JSON inside strings).
+    descended: bool,
 }
 
 fn verify_with(inv: &Invocation, policy: &Policy, cache: &PathCache, fast: bool) -> Verdict {
@@ -92,9 +94,12 @@ fn verify_with(inv: &Invocation, policy: &Policy, cache: &PathCache, fast: bool)
     let failed = inv.success == Some(false);
     // A failed call's refs are not checked: no route is worth choosing.
     let route = Route::choose(inv, refs, policy, cache, fast && !failed);
-    let mut checker = Checker { inv, policy, cache, route, document: None };
+    let mut checker = Checker { inv, policy, cache, route, document: None, descended: false };
     let reports: Vec<RefReport> =
         refs.iter().enumerate().map(|(index, r)| checker.report(index, r, failed)).collect();
+    if checker.descended {
+        warnings.push(Warning::DescendedIntoString);
+    }
 
     let (status, reason) = if real == 0 {
         if claim.claimed_status.as_deref() == Some(Status::Supported.as_str()) {
@@ -195,9 +200,9 @@ impl<'a> Checker<'a> {
             Err(_) => return RefOutcome::InvalidPath.into(),
         };
         let ladder = Ladder { policy, needle: Needle::new(&r.text) };
-        document
-            .search(path_text, path, policy, &ladder)
-            .unwrap_or_else(|OverLimit| RefOutcome::LimitExceeded.into())
+        let searched = document.search(path_text, path, policy, &ladder);
+        self.descended |= searched.descended;
+        searched.found.unwrap_or_else(|OverLimit| RefOutcome::LimitExceeded.into())
     }
 }
 

@@ -7,12 +7,14 @@
 //! recursion, dropped without recursion, and converted to a `serde_json::Value` only when a
 //! general JSONPath query needs one.
 
+mod expand;
 mod locate;
 mod parse;
 mod tree;
 mod value;
 mod write;
 
+pub(crate) use expand::expand;
 pub(crate) use locate::{locate, Seg, MAX_PATHS};
 pub(crate) use parse::parse_with_depth_limit;
 pub use parse::{JsonError, JsonErrorKind};

@@ -1,0 +1,127 @@
+//! The expanded view of a document: every string that holds JSON replaced, in place, by the
+//! value it holds, again and again, so JSON encoded twice is expanded twice.
+//!
+//! Tool outputs carry JSON inside strings — an MCP result's `content[].text`, a wrapper's
+//! `data`, a log line that is itself JSON. A string *holds JSON* when its value is strict JSON
+//! text (the rules of the raw output itself) whose top-level value is an object or an array:
+//! `{}` and `[]` count, `"42"`, `"true"` and `"\"x\""` do not. The view is built without
+//! recursion, each string parsed once, and its depth counts from the outer document's root
+//! through the replaced strings.
+
+use super::parse::parse_with_depth_limit;
+use super::value::clone_flat;
+use super::{drop_flat, Json, JsonErrorKind, Node};
+
+/// The expanded view would be nested deeper than the depth limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TooDeep;
+
+/// The expanded view of `doc` with nesting up to `max_depth`, or `None` when no string in it
+/// holds JSON (the view is the document itself).
+pub(crate) fn expand(doc: &Json, max_depth: usize) -> Result<Option<Json>, TooDeep> {
+    let mut root = clone_flat(doc.root());
+    match expand_in_place(&mut root, max_depth) {
+        Ok(true) => Ok(Some(Json::from_node(root))),
+        Ok(false) => {
+            drop_flat(root);
+            Ok(None)
+        }
+        Err(too_deep) => {
+            drop_flat(root);
+            Err(too_deep)
+        }
+    }
+}
+
+/// Replaces every string of `root` that holds JSON; whether any did.
+fn expand_in_place(root: &mut Node, max_depth: usize) -> Result<bool, TooDeep> {
+    let mut changed = false;
+    // Each node with the number of containers above it.
+    let mut stack: Vec<(&mut Node, usize)> = vec![(root, 0)];
+    while let Some((node, above)) = stack.pop() {
+        match node {
+            Node::Array(items) => stack.extend(items.iter_mut().rev().map(|n| (n, above + 1))),
+            Node::Object(members) => stack.extend(members.iter_mut().rev().map(|(_, n)| (n, above + 1))),
+            Node::String(text) => {
+                if let Some(held) = held_json(text, max_depth.saturating_sub(above))? {
+                    *node = held;
+                    changed = true;
+                    // The held value sits where the string was: walk into it at that level.
+                    stack.push((node, above));
+                }
+            }
+            Node::Null | Node::Bool(_) | Node::Number(_) => {}
+        }
+    }
+    Ok(changed)
+}
+
+/// The value `text` holds, if it is JSON text whose top-level value is an object or array,
+/// parsed with nesting up to `max_depth`.
+fn held_json(text: &str, max_depth: usize) -> Result<Option<Node>, TooDeep> {
+    // JSON text may have white space around its value (a BOM is not white space).
+    let first = text.bytes().find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
+    if !matches!(first, Some(b'{' | b'[')) {
+        return Ok(None);
+    }
+    match parse_with_depth_limit(text, max_depth) {
+        Ok(doc) => Ok(Some(doc.into_root())),
+        Err(e) if matches!(e.kind, JsonErrorKind::TooDeep(_)) => Err(TooDeep),
+        Err(_) => Ok(None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expanded(text: &str, max_depth: usize) -> Result<Option<String>, TooDeep> {
+        Ok(expand(&Json::parse(text).unwrap(), max_depth)?.map(|doc| doc.to_json_string()))
+    }
+
+    #[test]
+    fn strings_holding_objects_or_arrays_are_replaced_recursively() {
+        let mcp = r#"{"content":[{"type":"text","text":"{\"items\":[{\"message\":\"disk full\"}]}"}]}"#;
+        assert_eq!(
+            expanded(mcp, 512).unwrap().as_deref(),
+            Some(r#"{"content":[{"type":"text","text":{"items":[{"message":"disk full"}]}}]}"#)
+        );
+        let twice = r#"{"data":"\"{\\\"a\\\":[1]}\""}"#;
+        assert_eq!(expanded(twice, 512).unwrap(), None, "a string holding a JSON string does not hold JSON");
+        let twice = r#"{"data":"[\"{\\\"a\\\":1E3}\"]"}"#;
+        assert_eq!(expanded(twice, 512).unwrap().as_deref(), Some(r#"{"data":[{"a":1E3}]}"#));
+        assert_eq!(expanded(r#"[" {} ","[]"]"#, 512).unwrap().as_deref(), Some("[{},[]]"));
+    }
+
+    #[test]
+    fn scalars_strings_and_broken_json_are_left_alone() {
+        for text in [r#"["42","true","null","\"x\"","{broken","[1] tail","\ufeff[1]"]"#, "\"plain\"", "{}"] {
+            assert_eq!(expanded(text, 512).unwrap(), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn depth_counts_through_replaced_strings() {
+        // The string sits inside two containers; what it holds adds two more: depth 4.
+        let text = r#"{"a":["[[1]]"]}"#;
+        assert_eq!(expanded(text, 4).unwrap().as_deref(), Some(r#"{"a":[[[1]]]}"#));
+        assert_eq!(expanded(text, 3), Err(TooDeep));
+        let doc = Json::parse(text).unwrap();
+        assert_eq!(expand(&doc, 4).unwrap().unwrap().depth(), 4);
+    }
+
+    #[test]
+    fn deep_encodings_expand_without_recursion() {
+        let mut text = String::from("\"x\"");
+        for _ in 0..12 {
+            text = serde_json::to_string(&format!("[{text}]")).unwrap();
+        }
+        let doc = std::thread::Builder::new()
+            .stack_size(64 * 1024)
+            .spawn(move || expanded(&format!("[{text}]"), 512).unwrap().unwrap())
+            .unwrap()
+            .join()
+            .unwrap();
+        assert_eq!(doc, format!("{}\"x\"{}", "[".repeat(13), "]".repeat(13)));
+    }
+}
