@@ -15,6 +15,7 @@ mod harness;
 mod hostile;
 mod json_in_strings;
 mod properties;
+mod raw_output_files;
 mod reverify;
 mod rules;
 mod schema;

@@ -1,5 +1,5 @@
-//! An invocation's raw document: where it comes from (the raw output, else a preview that is
-//! provably complete, else nothing) and how much of it is built, along one of three routes
+//! An invocation's raw document: where it comes from (the raw output, else a raw-output file
+//! the caller read, else a preview that is provably complete, else nothing) and how much of it is built, along one of three routes
 //! chosen once per invocation. The routes change no verdict; they differ only in cost.
 //!
 //! - **Located**: the raw output is text and every checked ref's path is singular. The text
@@ -24,26 +24,42 @@ use serde_json::Value;
 
 use crate::cache::{Compiled, PathCache};
 use crate::claim::ClaimedRef;
-use crate::invocation::{Invocation, RawOutput};
+use crate::invocation::{Invocation, RawOutput, RawOutputFile};
 use crate::json::{
     expand, locate, parse_with_depth_limit, to_serde_value, Json, JsonErrorKind, Node, Rewritten, Tree,
     MAX_PATHS,
 };
 use crate::path::{EvidencePath, Selection};
 use crate::policy::{Limits, Policy};
-use crate::report::Source;
+use crate::report::{Source, Warning};
 
 /// The deepest document serde_json parses (its recursion limit); deeper ones take the tree.
 pub(crate) const SERDE_MAX_DEPTH: usize = 127;
 
-/// Where the document comes from, decided before anything is parsed.
+/// Where the document comes from, decided before anything is parsed: the row's raw output,
+/// else a raw-output file that was read, else a complete preview, else nothing.
 pub(crate) fn source_of(inv: &Invocation) -> Source {
     if inv.raw_output.is_some() {
         Source::RawOutput
+    } else if matches!(inv.raw_output_file, Some(RawOutputFile::Read(_) | RawOutputFile::OverLimit)) {
+        Source::File
     } else if complete_preview(inv).is_some() {
         Source::Preview
     } else {
         Source::None
+    }
+}
+
+/// The warning a raw-output file lookup gives, if any (only for rows without a raw output).
+pub(crate) fn file_warning(inv: &Invocation) -> Option<Warning> {
+    if inv.raw_output.is_some() {
+        return None;
+    }
+    match inv.raw_output_file.as_ref()? {
+        RawOutputFile::Read(_) | RawOutputFile::OverLimit => None,
+        RawOutputFile::PathUnsafe => Some(Warning::RawOutputPathUnsafe),
+        RawOutputFile::Missing => Some(Warning::RawOutputMissing),
+        RawOutputFile::Unreadable => Some(Warning::RawOutputUnreadable),
     }
 }
 
@@ -58,12 +74,16 @@ fn complete_preview(inv: &Invocation) -> Option<&str> {
     complete.then_some(preview)
 }
 
-/// The document as text, when it is given as text (or is a complete preview).
+/// The document as text, when it is given as text (or is a file's text, or a complete
+/// preview).
 fn raw_text(inv: &Invocation) -> Option<&str> {
-    match &inv.raw_output {
-        Some(RawOutput::Text(text)) => Some(text),
-        Some(RawOutput::Json(_)) => None,
-        None => complete_preview(inv),
+    match (&inv.raw_output, &inv.raw_output_file) {
+        (Some(RawOutput::Text(text)), _) => Some(text),
+        (Some(RawOutput::Json(_)), _) => None,
+        (None, Some(RawOutputFile::Read(text))) => Some(text),
+        // Over the size limit: the tree route says so.
+        (None, Some(RawOutputFile::OverLimit)) => None,
+        (None, _) => complete_preview(inv),
     }
 }
 
@@ -341,9 +361,11 @@ impl<'a> TreeDoc<'a> {
             Some(RawOutput::Json(doc)) if doc.depth() > policy.limits.max_depth => Err(Absent::OverLimit),
             Some(RawOutput::Json(doc)) => Ok(TreeDoc::new(Cow::Borrowed(doc))),
             Some(RawOutput::Text(text)) => Ok(TreeDoc::parse(text, policy)?),
-            None => match complete_preview(inv) {
-                Some(preview) => Ok(TreeDoc::parse(preview, policy)?),
-                None => Err(Absent::Unavailable),
+            None => match (&inv.raw_output_file, complete_preview(inv)) {
+                (Some(RawOutputFile::Read(text)), _) => Ok(TreeDoc::parse(text, policy)?),
+                (Some(RawOutputFile::OverLimit), _) => Err(Absent::OverLimit),
+                (_, Some(preview)) => Ok(TreeDoc::parse(preview, policy)?),
+                (_, None) => Err(Absent::Unavailable),
             },
         }
     }

@@ -13,6 +13,28 @@ pub enum RawOutput {
     Text(String),
 }
 
+/// What looking for a row's raw output in a file beside its session found.
+///
+/// The core reads no files: a caller that knows where the outputs live (the binary's
+/// `--raw-outputs` template) looks for rows without a raw output of their own and records
+/// what it found here. A file's text is then the document, read like `raw_output_text`, with
+/// source `file`; anything else is a warning, and the row goes on to the preview.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RawOutputFile {
+    /// The file's text, decompressed and decoded (lossily, with `invalid_utf8` set, when it
+    /// was not UTF-8).
+    Read(String),
+    /// The file's text is longer than the size limit; reading stopped one byte past it.
+    OverLimit,
+    /// A value the template needs was null, empty, `.` or `..`, or held `/`, `\` or NUL, so
+    /// no file was looked for: a template never reaches outside its folders.
+    PathUnsafe,
+    /// No file at the path.
+    Missing,
+    /// A file that could not be read: permission, a folder, an I/O or decompression error.
+    Unreadable,
+}
+
 /// One row of `tool_invocation` with every column of the seed table, plus its raw output.
 ///
 /// Only `id` and `tool_name` are required; everything else may be missing in real data and
@@ -60,6 +82,10 @@ pub struct Invocation {
     pub created_at: Option<String>,
     /// The raw output, when captured.
     pub raw_output: Option<RawOutput>,
-    /// Set by a reader that had to decode a text column lossily; reported as `invalid_utf8`.
+    /// What a raw-output file lookup found, when one was made (only for rows without a
+    /// `raw_output`, which always wins).
+    pub raw_output_file: Option<RawOutputFile>,
+    /// Set by a reader that had to decode a text column or a raw-output file lossily;
+    /// reported as `invalid_utf8`.
     pub invalid_utf8: bool,
 }

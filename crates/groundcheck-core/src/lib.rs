@@ -72,7 +72,7 @@ mod verify;
 
 pub use crate::bundle::{Bundle, BundleError, INVOCATION_KEYS};
 pub use crate::claim::EvidenceRef;
-pub use crate::invocation::{Invocation, RawOutput};
+pub use crate::invocation::{Invocation, RawOutput, RawOutputFile};
 pub use crate::json::{Json, JsonError, JsonErrorKind};
 pub use crate::names::UnknownName;
 pub use crate::path::{EvidencePath, PathError};

@@ -101,12 +101,16 @@ names!(RefOutcome, "outcome" {
 
 names!(Source, "source" {
     RawOutput => "raw_output",
+    File => "file",
     Preview => "preview",
     None => "none",
 });
 
 names!(Warning, "warning" {
     InvalidUtf8 => "invalid_utf8",
+    RawOutputPathUnsafe => "raw_output_path_unsafe",
+    RawOutputMissing => "raw_output_missing",
+    RawOutputUnreadable => "raw_output_unreadable",
     MarkerWithRefs => "marker_with_refs",
     DescendedIntoString => "descended_into_string",
 });

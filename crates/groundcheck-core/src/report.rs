@@ -82,6 +82,8 @@ pub enum RefOutcome {
 pub enum Source {
     /// `raw_output` / `raw_output_text` / the database's raw output column.
     RawOutput,
+    /// A raw-output file beside the session, found through the `--raw-outputs` template.
+    File,
     /// A provably complete `output_preview`.
     Preview,
     /// Nothing to check against.
@@ -93,8 +95,16 @@ pub enum Source {
 /// Its names (serde, `as_str`, `FromStr`) are defined once, in `names.rs`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Warning {
-    /// A text column read from a database was not valid UTF-8 and was decoded lossily.
+    /// A text column read from a database, or a raw-output file, was not valid UTF-8 and
+    /// was decoded lossily.
     InvalidUtf8,
+    /// A value the raw-output template needs would reach outside its folders; no file was
+    /// looked for.
+    RawOutputPathUnsafe,
+    /// The raw-output template names a file that does not exist.
+    RawOutputMissing,
+    /// The raw-output template names a file that could not be read.
+    RawOutputUnreadable,
     /// No-evidence markers stood beside real refs; they were ignored.
     MarkerWithRefs,
     /// A ref's path selected nothing in the document as written and was decided on its
@@ -143,7 +153,7 @@ pub struct Verdict {
     pub source: Source,
     /// Every ref in input order (empty with `malformed_details`).
     pub refs: Vec<RefReport>,
-    /// Warnings in a fixed order (`invalid_utf8`, `marker_with_refs`, `descended_into_string`).
+    /// Warnings in the fixed order of [`Warning`]'s declaration.
     pub warnings: Vec<Warning>,
 }
 

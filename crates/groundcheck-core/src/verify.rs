@@ -6,7 +6,7 @@ use rayon::prelude::*;
 
 use crate::cache::PathCache;
 use crate::claim::{read_claim, ClaimedRef, EvidenceRef};
-use crate::document::{source_of, Absent, Document, OverLimit, Route, Search};
+use crate::document::{file_warning, source_of, Absent, Document, OverLimit, Route, Search};
 use crate::invocation::Invocation;
 use crate::json::Tree;
 use crate::ladder::Needle;
@@ -71,6 +71,7 @@ fn verify_with(inv: &Invocation, policy: &Policy, cache: &PathCache, fast: bool)
     if inv.invalid_utf8 {
         warnings.push(Warning::InvalidUtf8);
     }
+    warnings.extend(file_warning(inv));
     let verdict = |status, reason, refs, warnings| Verdict {
         id: inv.id,
         tool_name: inv.tool_name.clone(),

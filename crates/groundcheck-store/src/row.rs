@@ -112,6 +112,7 @@ impl StoredRow {
             retrieval_details: json_column(self.retrieval_details.as_deref()),
             created_at: Some(timestamp::to_rfc3339(&self.created_at)),
             raw_output: self.raw_output.map(RawOutput::Text),
+            raw_output_file: None,
             session_id: Some(self.session_id),
             run_id: self.run_id,
             step_id: self.step_id,
