@@ -30,7 +30,8 @@
 //!
 //! - `flags` bits 0-1 `success` (None, true, false, None); bits 2-3 `is_truncated` (None, false,
 //!   true, false); bits 4-5 the raw output (none, text, parsed `Json` — text when it does not
-//!   parse —, text); bit 6 `retrieval_details` always a JSON string holding the section (else
+//!   parse —, or text inside the string of an MCP-style wrapper, see `inside_strings`:
+//!   JSON inside strings, encoded up to four times, possibly cut short); bit 6 `retrieval_details` always a JSON string holding the section (else
 //!   parsed when it parses); bit 7 `invalid_utf8`.
 //! - `mode` bits 0-1 `output_length` (None, the preview's scalar values, its UTF-16 units, its
 //!   bytes); bits 2-4 the third policy's rung and `require`; bits 5-7 its limits (a table of
@@ -59,7 +60,8 @@ use std::collections::HashSet;
 
 use groundcheck_core::{
     resolve, verify_invocation, verify_invocation_general, verify_run, Bundle, Invocation, Json, Limits,
-    Policy, RawOutput, Reason, RefOutcome, Require, ResolveError, RunSet, Rung, Source, Status, Verdict,
+    Policy, RawOutput, Reason, RefOutcome, RefReport, Require, ResolveError, RunSet, Rung, Source, Status, Verdict,
+    Warning,
 };
 
 /// The `bundle_parse` target on one input.
@@ -123,6 +125,7 @@ fn invocation(data: &[u8]) -> Option<Invocation> {
     let raw_output = match flags >> 4 & 3 {
         0 => None,
         2 => Some(Json::parse(&raw).map_or(RawOutput::Text(raw), RawOutput::Json)),
+        3 => Some(RawOutput::Text(inside_strings(&raw))),
         _ => Some(RawOutput::Text(raw)),
     };
     let output_length = preview.as_deref().and_then(|p| match mode & 3 {
@@ -143,6 +146,37 @@ fn invocation(data: &[u8]) -> Option<Invocation> {
         output_length,
         ..Invocation::default()
     })
+}
+
+/// The raw section as JSON inside a string, the way MCP servers return tool output: the text
+/// of `{"content":[{"type":"text","text":…}]}`. A leading `!` wraps it twice (JSON encoded
+/// twice), a leading `~` cuts the text in half first (a string holding cut-short JSON); both
+/// may repeat, up to four layers.
+fn inside_strings(raw: &str) -> String {
+    let mut text = raw;
+    let mut layers = 1;
+    let mut cut = false;
+    while let Some(rest) = text.strip_prefix('!').filter(|_| layers < 4) {
+        layers += 1;
+        text = rest;
+    }
+    if let Some(rest) = text.strip_prefix('~') {
+        cut = true;
+        text = rest;
+    }
+    let mut text = text.to_string();
+    if cut {
+        let mut half = text.len() / 2;
+        while !text.is_char_boundary(half) {
+            half -= 1;
+        }
+        text.truncate(half);
+    }
+    for _ in 0..layers {
+        let inner = serde_json::to_string(&text).unwrap_or_default();
+        text = format!(r#"{{"content":[{{"type":"text","text":{inner}}}]}}"#);
+    }
+    text
 }
 
 /// Limits small enough that fuzz inputs hit every one of them.
@@ -201,6 +235,11 @@ fn check_verdict(inv: &Invocation, policy: &Policy, v: &Verdict) {
         _ => None,
     };
     assert_eq!(v.claim_agrees, claimed.map(|c| c == v.status), "{v:?}");
+    assert!(v.warnings.windows(2).all(|w| w[0] < w[1]), "warnings out of order or repeated: {v:?}");
+    if v.warnings.contains(&Warning::DescendedIntoString) {
+        let decided = |r: &&RefReport| !matches!(r.outcome, RefOutcome::PathNotFound);
+        assert!(v.refs.iter().any(|r| decided(&r)), "descended, but every ref is path_not_found: {v:?}");
+    }
     for (i, r) in v.refs.iter().enumerate() {
         assert_eq!(r.index, i, "{v:?}");
         let verified = r.outcome == RefOutcome::Verified;

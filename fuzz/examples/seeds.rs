@@ -5,7 +5,8 @@
 //!
 //! - `bundle_parse`: every fixture bundle as it is.
 //! - `verify_invocation`: every fixture invocation in the target's input layout (raw output as
-//!   text, and inline JSON outputs once more as a parsed `Json`), plus adversarial documents
+//!   text, inline JSON outputs once more as a parsed `Json`, and every output as JSON inside
+//!   the string of an MCP-style wrapper, once and twice, its refs pointing through it), plus adversarial documents
 //!   from `fuzz/adversarial.rs` (shared with `tests/fast_path.rs`) under general and singular refs.
 //! - `resolve`: every ref's `raw_path` with its invocation's raw output.
 
@@ -52,6 +53,15 @@ fn main() {
             out.write("verify_invocation", &verify_input(inv, text_mode, &details, raw.as_ref()));
             if raw.as_ref().is_some_and(|(_, inline)| *inline) {
                 out.write("verify_invocation", &verify_input(inv, 2, &details, raw.as_ref()));
+            }
+            if let Some((text, inline)) = &raw {
+                // The same output as JSON inside a string (raw mode 3), once and encoded
+                // twice, with every JSONPath ref pointing through the wrapper.
+                let inside = details.replace(r#""raw_path":"$"#, r#""raw_path":"$.content[0].text"#);
+                for prefix in ["", "!"] {
+                    let wrapped = (format!("{prefix}{text}"), *inline);
+                    out.write("verify_invocation", &verify_input(inv, 3, &inside, Some(&wrapped)));
+                }
             }
             let doc = raw.map(|(text, _)| text).or_else(|| inv.output_preview.clone()).unwrap_or_default();
             for r in verify_invocation(inv, &Policy::default()).refs {
