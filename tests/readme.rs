@@ -1,4 +1,5 @@
-//! Every example in `README.md` runs as shown, against the binary under test.
+//! Every example in `README.md` (and in `docs/`) runs as shown, against the binary under test;
+//! [`links`] checks that the docs refer to nothing outside the repository.
 //!
 //! The examples are read from the README each time, so an example added later is tested
 //! without touching this file. What counts as an example, block by block (fenced blocks only;
@@ -33,6 +34,7 @@
 //! readme:: -- --nocapture` shows it). An example that cannot run here for a new reason is
 //! added to that list, with the reason, rather than left failing or made to pass.
 
+mod links;
 mod markdown;
 
 use std::path::Path;
@@ -166,10 +168,7 @@ fn run_command(sandbox: &Sandbox, command: &Command) -> Result<Done, String> {
     let hint = "if this example cannot run in a test (it needs a server, the network or a long run), \
                 add it to SKIPPED_COMMANDS in tests/readme.rs with the reason";
     if code != 0 {
-        return Err(format!(
-            "README.md line {}: `{}` exited {code} ({hint}):\n{output}",
-            command.line, command.text
-        ));
+        return Err(format!("line {}: `{}` exited {code} ({hint}):\n{output}", command.line, command.text));
     }
     let Some(shown) = &command.shown else { return Ok(Done::Ran) };
     if listed(UNSTABLE_OUTPUT, &text).is_some() {
@@ -183,7 +182,7 @@ fn run_command(sandbox: &Sandbox, command: &Command) -> Result<Done, String> {
         Ok(Done::Ran)
     } else {
         Err(format!(
-            "README.md line {}: `{}` printed\n{}\nbut the README shows\n{}",
+            "line {}: `{}` printed\n{}\nbut the example shows\n{}",
             command.line,
             command.text,
             got.join("\n"),
@@ -192,43 +191,66 @@ fn run_command(sandbox: &Sandbox, command: &Command) -> Result<Done, String> {
     }
 }
 
-/// A `json` block that is a bundle: `verify` and `import` must accept it.
-fn run_bundle(sandbox: &Sandbox, block: &Block) -> Result<Option<Done>, String> {
+/// The report schema name, which marks a `json` block as a report.
+const REPORT_SCHEMA: &str = "groundcheck.report/v1";
+
+/// A `json` block: a bundle (`verify` and `import` must accept it; its file becomes
+/// `last_bundle`), a report (what `verify --format json` prints for `last_bundle`), or data
+/// (`None`). Returns the log line.
+fn run_json(
+    sandbox: &Sandbox,
+    block: &Block,
+    last_bundle: &mut Option<String>,
+) -> Result<Option<String>, String> {
     let Ok(value) = serde_json::from_str::<serde_json::Value>(&block.text()) else { return Ok(None) };
-    if value.get("invocations").is_none() {
-        return Ok(None);
-    }
-    let file = format!("readme-bundle-line-{}.json", block.line);
-    std::fs::write(sandbox.dir.path().join(&file), block.text()).expect("the bundle is written");
-    for command in [
-        format!("groundcheck verify {file}"),
-        format!("groundcheck import --database sqlite://readme-bundle-line-{}.db {file}", block.line),
-    ] {
-        let (code, output) = sandbox.sh(&command);
-        if code != 0 {
+    if value.get("schema").and_then(serde_json::Value::as_str) == Some(REPORT_SCHEMA) {
+        let Some(bundle) = last_bundle.as_deref() else { return Ok(None) };
+        let (code, output) = sandbox.sh(&format!("groundcheck verify --format json {bundle}"));
+        let printed: Option<serde_json::Value> = serde_json::from_str(&output).ok();
+        if code != 0 || printed.as_ref() != Some(&value) {
             return Err(format!(
-                "README.md line {}: the bundle example fails `{command}`: {output}",
+                "line {}: the report example is not what `groundcheck verify --format json` prints \
+                 for the bundle example above it (exit {code}):\n{output}",
                 block.line
             ));
         }
+        return Ok(Some(format!(
+            "line {}: the report example is what verify prints for the bundle",
+            block.line
+        )));
     }
-    Ok(Some(Done::Ran))
+    if value.get("invocations").is_none() {
+        return Ok(None);
+    }
+    let file = format!("bundle-example-line-{}.json", block.line);
+    std::fs::write(sandbox.dir.path().join(&file), block.text()).expect("the bundle is written");
+    for command in [
+        format!("groundcheck verify {file}"),
+        format!("groundcheck import --database sqlite://bundle-example-line-{}.db {file}", block.line),
+    ] {
+        let (code, output) = sandbox.sh(&command);
+        if code != 0 {
+            return Err(format!("line {}: the bundle example fails `{command}`: {output}", block.line));
+        }
+    }
+    *last_bundle = Some(file);
+    Ok(Some(format!("line {}: the bundle example: verify and import accept it", block.line)))
 }
 
-/// The README's example blocks, run; returns one line per example: what ran, what was skipped.
-fn run_readme(readme: &str) -> Result<Vec<String>, String> {
+/// Runs the example blocks of one Markdown text; returns one line per example (what ran,
+/// what was skipped and why), or the first failure as `line N: problem`.
+fn run_examples(markdown_text: &str) -> Result<Vec<String>, String> {
     let sandbox = Sandbox::new();
     let mut log = Vec::new();
-    for block in markdown::blocks(readme) {
+    let mut last_bundle = None;
+    for block in markdown::blocks(markdown_text) {
         if let Some(why) = listed(SKIPPED_LANGUAGES, &block.lang) {
             log.push(format!("line {}: skipped the {} block: {why}", block.line, block.lang));
             continue;
         }
         let commands = match block.lang.as_str() {
             "json" => {
-                if let Some(Done::Ran) = run_bundle(&sandbox, &block)? {
-                    log.push(format!("line {}: the bundle example: verify and import accept it", block.line));
-                }
+                log.extend(run_json(&sandbox, &block, &mut last_bundle)?);
                 continue;
             }
             lang if markdown::is_transcript(&block)
@@ -251,10 +273,15 @@ fn run_readme(readme: &str) -> Result<Vec<String>, String> {
     Ok(log)
 }
 
+/// Runs the examples of the repository file `name`, failing with the file's name.
+fn run_file(name: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(harness::repo(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    run_examples(&text).unwrap_or_else(|problem| panic!("{name} {problem}"))
+}
+
 #[test]
 fn readme_examples_run_as_shown() {
-    let readme = std::fs::read_to_string(harness::repo("README.md")).expect("README.md is readable");
-    let log = run_readme(&readme).unwrap_or_else(|problem| panic!("{problem}"));
+    let log = run_file("README.md");
     // Shown with --nocapture: nothing is skipped without a line saying so.
     println!("{}", log.join("\n"));
     let ran = log.iter().filter(|l| l.contains(": ran `")).count();
@@ -265,6 +292,27 @@ fn readme_examples_run_as_shown() {
     );
 }
 
+/// The examples in `docs/` follow the same rules; `verification.md`'s report example is what
+/// `verify` prints for its bundle example.
+#[test]
+fn docs_examples_run_as_shown() {
+    let mut names: Vec<String> = std::fs::read_dir(harness::repo("docs"))
+        .expect("docs/ is readable")
+        .map(|e| e.expect("a directory entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".md"))
+        .map(|n| format!("docs/{n}"))
+        .collect();
+    names.sort();
+    let mut checked_report = false;
+    for name in &names {
+        let log = run_file(name);
+        println!("{name}:\n{}", log.join("\n"));
+        checked_report |=
+            name == "docs/verification.md" && log.iter().any(|l| l.contains("the report example"));
+    }
+    assert!(checked_report, "docs/verification.md's report example was not checked against its bundle");
+}
+
 /// The rules themselves, on a README written for the purpose: a transcript whose shown output
 /// is wrong fails, a failing command fails, skips and `...` hold.
 #[test]
@@ -272,7 +320,7 @@ fn wrong_examples_are_caught_and_skips_are_explicit() {
     let good = "```console\n$ echo one; echo two; echo three\none\n...\n```\n\
                 ```sh\ncargo test --workspace\ngroundcheck resolve --path '$' fixtures/01_order_svc_5xx_spike.json\n```\n\
                 ```yaml\nkind: Job\n```\n";
-    let log = run_readme(good).expect("the good README runs");
+    let log = run_examples(good).expect("the good README runs");
     assert_eq!(
         log,
         [
@@ -283,16 +331,13 @@ fn wrong_examples_are_caught_and_skips_are_explicit() {
         ]
     );
     let wrong_output = "```text\n$ groundcheck resolve --path '$.a' -\n[]\n```\n";
-    let problem = run_readme(wrong_output).expect_err("stdin is empty: not JSON, exit 2");
-    assert!(
-        problem.starts_with("README.md line 2: `groundcheck resolve --path '$.a' -` exited 2"),
-        "{problem}"
-    );
+    let problem = run_examples(wrong_output).expect_err("stdin is empty: not JSON, exit 2");
+    assert!(problem.starts_with("line 2: `groundcheck resolve --path '$.a' -` exited 2"), "{problem}");
     let shown_wrong = "```sh\n$ echo '{\"a\":1}' | groundcheck resolve --path '$.a'\n[]\n```\n";
-    let problem = run_readme(shown_wrong).expect_err("the shown output is wrong");
-    assert!(problem.contains("but the README shows\n[]"), "{problem}");
+    let problem = run_examples(shown_wrong).expect_err("the shown output is wrong");
+    assert!(problem.contains("but the example shows\n[]"), "{problem}");
     let bad_bundle = "```json\n{\"invocations\": [{\"id\": 1, \"tool_name\": \"t\"}]}\n```\n";
-    let problem = run_readme(bad_bundle).expect_err("import needs session_id and created_at");
+    let problem = run_examples(bad_bundle).expect_err("import needs session_id and created_at");
     assert!(problem.contains("the bundle example fails `groundcheck import"), "{problem}");
 }
 
