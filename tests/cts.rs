@@ -1,13 +1,10 @@
-//! The JSONPath Compliance Test Suite (https://github.com/jsonpath-standard/jsonpath-compliance-test-suite)
-//! run through `groundcheck_core::resolve`, the resolution `groundcheck resolve` and every
-//! evidence ref use.
+//! The JSONPath Compliance Test Suite
+//! (<https://github.com/jsonpath-standard/jsonpath-compliance-test-suite>) run through
+//! `groundcheck_core::resolve`, the resolution `groundcheck resolve` and every evidence ref use.
 //!
-//! The suite lives outside the repository, at `../shared/data/jsonpath-cts/cts.json` relative
-//! to the checkout, or wherever `GROUNDCHECK_CTS` points. Without it the tests say so on stderr
-//! and pass, except under CI (`CI=true`), where a missing suite is an error.
-
-use std::io::Write;
-use std::path::PathBuf;
+//! The suite is vendored in `tests/data/jsonpath-cts/` (its README names the source commit;
+//! LICENSE and NOTICE are the suite's own) and compiled into the test binary, so it always runs:
+//! there is nothing to find at run time and nothing to skip.
 
 use groundcheck_core::{resolve, Json};
 use serde_json::Value;
@@ -15,46 +12,15 @@ use serde_json::Value;
 /// At most this many failure lines are printed.
 const MAX_LINES: usize = 40;
 
-fn suite_path() -> PathBuf {
-    match std::env::var_os("GROUNDCHECK_CTS") {
-        Some(p) => PathBuf::from(p),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/jsonpath-cts/cts.json"),
-    }
-}
+/// The vendored suite, `tests/data/jsonpath-cts/cts.json`, byte for byte.
+const SUITE: &str = include_str!("data/jsonpath-cts/cts.json");
 
-/// The suite's test cases, or `None` (after saying so) when the file is absent outside CI.
-fn load_suite() -> Option<Vec<Value>> {
-    let path = suite_path();
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            if std::env::var("CI").as_deref() == Ok("true") {
-                panic!(
-                    "the JSONPath Compliance Test Suite is required under CI: {} not found; \
-                     set GROUNDCHECK_CTS or place shared/ beside the checkout",
-                    path.display()
-                );
-            }
-            // Straight to the stderr handle: libtest captures `eprintln!` of passing tests, and
-            // a skip nobody sees is a silent skip.
-            let _ = writeln!(
-                std::io::stderr(),
-                "skipping the JSONPath Compliance Test Suite: {} not found; \
-                 set GROUNDCHECK_CTS or place shared/ beside the checkout",
-                path.display()
-            );
-            return None;
-        }
-        Err(e) => panic!("cannot read the JSONPath Compliance Test Suite at {}: {e}", path.display()),
-    };
-    let suite: Value =
-        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()));
-    let tests = suite["tests"]
-        .as_array()
-        .unwrap_or_else(|| panic!("{} has no `tests` array", path.display()))
-        .clone();
-    assert!(!tests.is_empty(), "{} holds no test cases", path.display());
-    Some(tests)
+/// The suite's test cases.
+fn load_suite() -> Vec<Value> {
+    let suite: Value = serde_json::from_str(SUITE).expect("tests/data/jsonpath-cts/cts.json is JSON");
+    let tests = suite["tests"].as_array().expect("the suite has a `tests` array").clone();
+    assert!(!tests.is_empty(), "the vendored suite holds no test cases");
+    tests
 }
 
 /// One alternative the suite accepts: the node values and their normalized paths.
@@ -147,10 +113,31 @@ fn report(failures: &[String], ran: usize) -> String {
 
 #[test]
 fn jsonpath_compliance_test_suite() {
-    let Some(tests) = load_suite() else { return };
+    let tests = load_suite();
     let (ran, failures) = run_cases(tests.iter());
     assert_eq!(ran, tests.len(), "every case in the file must run");
     assert!(failures.is_empty(), "{}", report(&failures, ran));
+}
+
+/// The vendored file is the one `tests/data/jsonpath-cts/README.md` describes: same number
+/// of cases, of invalid selectors, and of cases with several valid result orders. Guards a
+/// partial copy or an update that forgot the README (and with it the source commit).
+#[test]
+fn the_vendored_suite_is_the_one_its_readme_describes() {
+    let readme = include_str!("data/jsonpath-cts/README.md");
+    let tests = load_suite();
+    // The README's prose with line breaks folded, so a phrase may wrap.
+    let prose = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    let count_before = |phrase: &str| -> usize {
+        let at = prose.find(phrase).unwrap_or_else(|| panic!("the README does not say `{phrase}`"));
+        let number = prose[..at].split_whitespace().last().unwrap_or_default();
+        number.parse().unwrap_or_else(|_| panic!("the README's `{number} {phrase}` is not a count"))
+    };
+    let invalid = tests.iter().filter(|c| c["invalid_selector"] == Value::Bool(true)).count();
+    let several = tests.iter().filter(|c| c.get("results").is_some()).count();
+    assert_eq!(tests.len(), count_before("cases:"), "cases");
+    assert_eq!(invalid, count_before("invalid selectors"), "invalid selectors");
+    assert_eq!(several, count_before("cases with several"), "cases with several result orders");
 }
 
 /// Normalized paths of names that need escapes (RFC 9535 §2.7): the suite's cases whose
@@ -158,7 +145,7 @@ fn jsonpath_compliance_test_suite() {
 /// there and says so by name if they fail.
 #[test]
 fn normalized_paths_with_escapes_agree_with_the_suite() {
-    let Some(tests) = load_suite() else { return };
+    let tests = load_suite();
     let needs_escape = |case: &&Value| {
         let paths: Vec<&Value> = match (case.get("result_paths"), case.get("results_paths")) {
             (Some(p), _) => p.as_array().map(|a| a.iter().collect()).unwrap_or_default(),

@@ -1,24 +1,32 @@
-//! The live schema equals the seed: after `groundcheck migrate`, every engine's
-//! `tool_invocation` has the seed's columns (names, types in the engine's spelling, NOT NULL
-//! where the seed says "required") and its four indexes, plus groundcheck's own two tables
-//! (SPEC §7). The schema is read back from the engine's own catalog, never from the
-//! migration files.
+//! The schema groundcheck creates, held here as data and checked two ways.
 //!
-//! The seed is `../shared/seed/tool_invocation.en.md`; its two tables are copied into
-//! [`SEED_COLUMNS`] and [`SEED_INDEXES`], and `seed_constants_match_the_seed_document` keeps
-//! the copy from drifting.
+//! [`AGENT_COLUMNS`], [`AGENT_INDEXES`] and [`AGENT_PRIMARY_KEY`] are the agent's
+//! `tool_invocation` table as the agent's own migrations define it (V005 creates the table and
+//! its four indexes, V010 adds `relevance_level` and `dedup_reason`): every column's name, type
+//! and whether it is required (NOT NULL), the auto-increment key, and each index's columns in
+//! order. groundcheck must create exactly that table, so that it can also be pointed at the
+//! agent's own database.
+//!
+//! - `migrations_declare_the_agents_schema` reads the SQL files in `migrations/` (no server
+//!   needed, so it always runs) and compares what they declare with these facts.
+//! - `migrated_schema_equals_the_agents_schema` runs `groundcheck migrate` on every engine and
+//!   reads the result back from the engine's own catalog (types in each engine's spelling),
+//!   together with groundcheck's own two tables.
+//!
+//! Nothing here reads a file outside the repository.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write;
-use std::path::PathBuf;
 
 use sqlx::{Connection, Row};
 
 use crate::engines::{self, Engine};
 use crate::harness;
 
-/// The seed's Columns table, in the seed's order: (column, type, required).
-const SEED_COLUMNS: &[(&str, &str, bool)] = &[
+mod ddl;
+
+/// The agent's `tool_invocation` columns in its order (V005's, with V010's two after
+/// `is_truncated`): (column, type as the agent declares it, required = NOT NULL).
+const AGENT_COLUMNS: &[(&str, &str, bool)] = &[
     ("id", "BIGINT", true),
     ("session_id", "VARCHAR(64)", true),
     ("run_id", "VARCHAR(64)", false),
@@ -40,22 +48,23 @@ const SEED_COLUMNS: &[(&str, &str, bool)] = &[
     ("created_at", "DATETIME", true),
 ];
 
-/// The seed's Indexes table: (index, columns in order).
-const SEED_INDEXES: &[(&str, &[&str])] = &[
+/// The agent's indexes on `tool_invocation`: (index, columns in order).
+const AGENT_INDEXES: &[(&str, &[&str])] = &[
     ("idx_session_id", &["session_id"]),
     ("idx_tool_invocation_run_id", &["run_id", "id"]),
     ("idx_tool_name", &["tool_name"]),
     ("idx_retrieval_layer", &["retrieval_layer"]),
 ];
 
-/// The seed's auto-increment primary key.
-const SEED_PRIMARY_KEY: &str = "id";
+/// The agent's auto-increment primary key.
+const AGENT_PRIMARY_KEY: &str = "id";
 
-/// SPEC §7: `tool_invocation_output`, `invocation_id` → `raw_output`.
+/// groundcheck's raw outputs: `tool_invocation_output`, `invocation_id` → `raw_output`.
 const OUTPUT_COLUMNS: &[&str] = &["invocation_id", "raw_output"];
 const OUTPUT_PRIMARY_KEY: &[&str] = &["invocation_id"];
 
-/// SPEC §7: `evidence_verification`, one row per `(invocation_id, policy)`; at least these.
+/// groundcheck's verdicts: `evidence_verification`, one row per `(invocation_id, policy)`;
+/// at least these columns.
 const VERIFICATION_COLUMNS: &[&str] = &[
     "invocation_id",
     "policy",
@@ -162,9 +171,9 @@ impl Table {
     }
 }
 
-/// The engine's spelling of a seed type, from that engine's mapping table.
-fn expected_type(kind: Kind, column: &str, seed_type: &str) -> &'static str {
-    if kind == Kind::Sqlite && column == SEED_PRIMARY_KEY {
+/// The engine's spelling of an agent type, from that engine's mapping table.
+fn expected_type(kind: Kind, column: &str, agent_type: &str) -> &'static str {
+    if kind == Kind::Sqlite && column == AGENT_PRIMARY_KEY {
         return "INTEGER";
     }
     let table = match kind {
@@ -174,9 +183,9 @@ fn expected_type(kind: Kind, column: &str, seed_type: &str) -> &'static str {
     };
     table
         .iter()
-        .find(|(seed, _)| *seed == seed_type)
+        .find(|(agent, _)| *agent == agent_type)
         .map(|(_, live)| *live)
-        .unwrap_or_else(|| panic!("{kind:?}: no mapping for seed type {seed_type} (column {column})"))
+        .unwrap_or_else(|| panic!("{kind:?}: no mapping for type {agent_type} (column {column})"))
 }
 
 /// Runs `groundcheck migrate --database URL` and asserts it succeeded.
@@ -368,37 +377,40 @@ async fn read_postgres(url: &str, table: &'static str) -> Table {
     out
 }
 
-/// Every difference between the live `tool_invocation` and the seed, one message each.
-fn seed_differences(engine: &str, kind: Kind, live: &Table) -> Vec<String> {
+/// Every difference between the live `tool_invocation` and the agent's schema, one message each.
+fn agent_schema_differences(engine: &str, kind: Kind, live: &Table) -> Vec<String> {
     let mut errors = Vec::new();
     if live.columns.is_empty() {
         errors.push(format!("{engine}: table tool_invocation does not exist"));
         return errors;
     }
-    let seed_names: BTreeSet<&str> = SEED_COLUMNS.iter().map(|c| c.0).collect();
-    for extra in live.names().difference(&seed_names) {
-        errors.push(format!("{engine}: tool_invocation has column `{extra}`, which the seed does not"));
+    let agent_names: BTreeSet<&str> = AGENT_COLUMNS.iter().map(|c| c.0).collect();
+    for extra in live.names().difference(&agent_names) {
+        errors.push(format!(
+            "{engine}: tool_invocation has column `{extra}`, which the agent's schema does not"
+        ));
     }
-    for &(name, seed_type, required) in SEED_COLUMNS {
+    for &(name, agent_type, required) in AGENT_COLUMNS {
         let Some(column) = live.column(name) else {
-            errors.push(format!("{engine}: tool_invocation lacks seed column `{name}` ({seed_type})"));
+            errors
+                .push(format!("{engine}: tool_invocation lacks the agent's column `{name}` ({agent_type})"));
             continue;
         };
-        let want = expected_type(kind, name, seed_type);
+        let want = expected_type(kind, name, agent_type);
         if column.ty != want {
             errors.push(format!(
-                "{engine}: tool_invocation.{name}: type is `{}`, the seed's {seed_type} is `{want}` here",
+                "{engine}: tool_invocation.{name}: type is `{}`, the agent's {agent_type} is `{want}` here",
                 column.ty
             ));
         }
         if column.nullable == required {
             errors.push(format!(
-                "{engine}: tool_invocation.{name}: {} but the seed says required = {}",
+                "{engine}: tool_invocation.{name}: {} but the agent's schema says required = {}",
                 if column.nullable { "NULL allowed" } else { "NOT NULL" },
                 if required { "yes" } else { "no" }
             ));
         }
-        let should_be_auto = name == SEED_PRIMARY_KEY;
+        let should_be_auto = name == AGENT_PRIMARY_KEY;
         if column.auto != should_be_auto {
             errors.push(format!(
                 "{engine}: tool_invocation.{name}: auto-increment is {}, expected {should_be_auto}",
@@ -406,32 +418,32 @@ fn seed_differences(engine: &str, kind: Kind, live: &Table) -> Vec<String> {
             ));
         }
     }
-    if live.primary_key != [SEED_PRIMARY_KEY] {
+    if live.primary_key != [AGENT_PRIMARY_KEY] {
         errors.push(format!(
-            "{engine}: tool_invocation primary key is {:?}, the seed's is [\"{SEED_PRIMARY_KEY}\"]",
+            "{engine}: tool_invocation primary key is {:?}, the agent's is [\"{AGENT_PRIMARY_KEY}\"]",
             live.primary_key
         ));
     }
-    for &(index, columns) in SEED_INDEXES {
+    for &(index, columns) in AGENT_INDEXES {
         match live.indexes.get(index) {
             None => errors.push(format!("{engine}: tool_invocation lacks index `{index}` {columns:?}")),
             Some(live_columns) if live_columns != columns => errors.push(format!(
-                "{engine}: index `{index}` is on {live_columns:?}, the seed's is on {columns:?}"
+                "{engine}: index `{index}` is on {live_columns:?}, the agent's is on {columns:?}"
             )),
             Some(_) => {}
         }
     }
     for (index, columns) in &live.indexes {
-        if !SEED_INDEXES.iter().any(|(name, _)| name == index) {
+        if !AGENT_INDEXES.iter().any(|(name, _)| name == index) {
             errors.push(format!(
-                "{engine}: tool_invocation has index `{index}` {columns:?}, which the seed does not"
+                "{engine}: tool_invocation has index `{index}` {columns:?}, which the agent's schema does not"
             ));
         }
     }
     errors
 }
 
-/// What SPEC §7 requires of groundcheck's own two tables.
+/// What groundcheck's own two tables must hold.
 fn own_table_differences(engine: &Engine) -> Vec<String> {
     let name = engine.name;
     let mut errors = Vec::new();
@@ -472,20 +484,113 @@ fn assert_none(errors: Vec<String>) {
 }
 
 #[test]
-fn migrated_schema_equals_the_seed() {
+fn migrated_schema_equals_the_agents_schema() {
     let mut errors = Vec::new();
     for engine in engines::all() {
         migrate(&engine, "first");
         migrate(&engine, "second (idempotent)");
         let live = read_table(&engine, "tool_invocation");
-        errors.extend(seed_differences(engine.name, kind(&engine), &live));
+        errors.extend(agent_schema_differences(engine.name, kind(&engine), &live));
         errors.extend(own_table_differences(&engine));
     }
     assert_none(errors);
 }
 
-/// `tool_invocation` as another system (the seed's own V005 + V010) made it, before
-/// groundcheck ever ran: every seed column, the four indexes, and one row.
+/// Where a migration spells an agent type its own way: (migrations folder, agent type, DDL).
+/// SQLite's `id` is the other exception, as in [`expected_type`].
+const DDL_SPELLINGS: &[(&str, &str, &str)] = &[
+    // Microseconds, so a `created_at` with a fraction keeps it.
+    ("mysql", "DATETIME", "DATETIME(6)"),
+    // PostgreSQL's DATETIME: no time zone, microseconds.
+    ("postgres", "DATETIME", "TIMESTAMP(6)"),
+];
+
+/// How `folder`'s migrations should spell `column` of the agent's type `agent_type`.
+fn ddl_type(folder: &str, column: &str, agent_type: &str) -> String {
+    if folder == "sqlite" && column == AGENT_PRIMARY_KEY {
+        return "INTEGER".into();
+    }
+    DDL_SPELLINGS
+        .iter()
+        .find(|(f, agent, _)| *f == folder && *agent == agent_type)
+        .map_or(agent_type, |(_, _, ddl)| ddl)
+        .to_string()
+}
+
+/// Every difference between what `migrations/{folder}/` declares and the agent's schema
+/// (column order aside: engines without `AFTER` append V010's columns).
+fn declared_differences(folder: &str, declared: &ddl::DeclaredTable) -> Vec<String> {
+    let mut errors = Vec::new();
+    let agent_names: BTreeSet<&str> = AGENT_COLUMNS.iter().map(|c| c.0).collect();
+    for column in &declared.columns {
+        if !agent_names.contains(column.name.as_str()) {
+            errors.push(format!(
+                "migrations/{folder}: tool_invocation declares `{}`, which the agent's schema does not",
+                column.name
+            ));
+        }
+    }
+    for &(name, agent_type, required) in AGENT_COLUMNS {
+        let Some(column) = declared.columns.iter().find(|c| c.name == name) else {
+            errors
+                .push(format!("migrations/{folder}: tool_invocation never declares `{name}` ({agent_type})"));
+            continue;
+        };
+        let want = ddl_type(folder, name, agent_type);
+        if column.ty != want {
+            errors.push(format!(
+                "migrations/{folder}: tool_invocation.{name} is declared `{}`, the agent's {agent_type} is `{want}` here",
+                column.ty
+            ));
+        }
+        if column.required != required {
+            errors.push(format!(
+                "migrations/{folder}: tool_invocation.{name} is declared {} but the agent's schema says required = {}",
+                if column.required { "NOT NULL" } else { "nullable" },
+                if required { "yes" } else { "no" }
+            ));
+        }
+        if column.auto != (name == AGENT_PRIMARY_KEY) {
+            errors.push(format!(
+                "migrations/{folder}: tool_invocation.{name}: auto-increment declared {}, expected {}",
+                column.auto,
+                name == AGENT_PRIMARY_KEY
+            ));
+        }
+    }
+    if declared.primary_key != [AGENT_PRIMARY_KEY] {
+        errors.push(format!(
+            "migrations/{folder}: tool_invocation's primary key is declared {:?}, the agent's is [\"{AGENT_PRIMARY_KEY}\"]",
+            declared.primary_key
+        ));
+    }
+    let want: BTreeMap<String, Vec<String>> = AGENT_INDEXES
+        .iter()
+        .map(|&(n, cols)| (n.to_string(), cols.iter().map(|c| c.to_string()).collect()))
+        .collect();
+    if declared.indexes != want {
+        errors.push(format!(
+            "migrations/{folder}: tool_invocation's indexes are declared {:?}, the agent's are {want:?}",
+            declared.indexes
+        ));
+    }
+    errors
+}
+
+/// The migration files themselves, on every engine, with no server: what they declare is the
+/// agent's schema. Catches an edited migration before any database sees it.
+#[test]
+fn migrations_declare_the_agents_schema() {
+    let mut errors = Vec::new();
+    for folder in ["sqlite", "mysql", "postgres"] {
+        let declared = ddl::read(&harness::repo(&format!("migrations/{folder}")), "tool_invocation");
+        errors.extend(declared_differences(folder, &declared));
+    }
+    assert_none(errors);
+}
+
+/// `tool_invocation` as another system (the agent's own V005 + V010) made it, before
+/// groundcheck ever ran: every column, the four indexes, and one row.
 const FOREIGN_MARIADB: &[&str] = &[
     "CREATE TABLE tool_invocation (
         id BIGINT NOT NULL AUTO_INCREMENT,
@@ -603,8 +708,8 @@ fn migrate_adopts_an_existing_tool_invocation_table() {
             }
         });
         let before = read_table(&engine, "tool_invocation");
-        let seed_names: BTreeSet<&str> = SEED_COLUMNS.iter().map(|c| c.0).collect();
-        assert_eq!(before.names(), seed_names, "{name}: the foreign table is not the seed's column set");
+        let agent_names: BTreeSet<&str> = AGENT_COLUMNS.iter().map(|c| c.0).collect();
+        assert_eq!(before.names(), agent_names, "{name}: the foreign table is not the agent's column set");
 
         migrate(&engine, "first");
         migrate(&engine, "second (idempotent)");
@@ -643,71 +748,4 @@ fn migrate_adopts_an_existing_tool_invocation_table() {
         errors.extend(own_table_differences(&engine));
     }
     assert_none(errors);
-}
-
-/// `../shared/seed/tool_invocation.en.md`, next to the repository.
-fn seed_document() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/seed/tool_invocation.en.md")
-}
-
-/// The body rows of the first markdown table under `## {heading}`, cells trimmed and
-/// backticks removed.
-fn markdown_table(text: &str, heading: &str) -> Vec<Vec<String>> {
-    let wanted = format!("## {heading}");
-    let rows: Vec<Vec<String>> = text
-        .lines()
-        .skip_while(|l| l.trim() != wanted)
-        .skip(1)
-        .skip_while(|l| !l.trim_start().starts_with('|'))
-        .take_while(|l| l.trim_start().starts_with('|'))
-        .map(|l| {
-            let inner = l.trim().trim_start_matches('|').trim_end_matches('|');
-            inner.split('|').map(|c| c.trim().replace('`', "")).collect()
-        })
-        .collect();
-    assert!(rows.len() >= 2, "the seed document has no table under `{wanted}`");
-    // Drop the header and the |---| separator.
-    rows.into_iter().skip(2).collect()
-}
-
-#[test]
-fn seed_constants_match_the_seed_document() {
-    let path = seed_document();
-    if !path.exists() {
-        if std::env::var("CI").as_deref() == Ok("true") {
-            panic!("{} is missing: under CI the seed constants must be checked against it", path.display());
-        }
-        let _ = writeln!(
-            std::io::stderr(),
-            "skipping seed_constants_match_the_seed_document: {} not found",
-            path.display()
-        );
-        return;
-    }
-    let text = std::fs::read_to_string(&path).expect("the seed document is UTF-8");
-
-    let columns: Vec<(String, String, bool)> = markdown_table(&text, "Columns")
-        .into_iter()
-        .map(|row| {
-            let required = match row[2].as_str() {
-                "yes" => true,
-                "no" => false,
-                other => panic!("seed column {}: required is {other:?}, not yes/no", row[0]),
-            };
-            (row[0].clone(), row[1].clone(), required)
-        })
-        .collect();
-    let constants: Vec<(String, String, bool)> =
-        SEED_COLUMNS.iter().map(|&(n, t, r)| (n.to_string(), t.to_string(), r)).collect();
-    assert_eq!(columns, constants, "SEED_COLUMNS differs from {}", path.display());
-
-    let indexes: Vec<(String, Vec<String>)> = markdown_table(&text, "Indexes")
-        .into_iter()
-        .map(|row| (row[0].clone(), row[1].split(',').map(|c| c.trim().to_string()).collect()))
-        .collect();
-    let constants: Vec<(String, Vec<String>)> = SEED_INDEXES
-        .iter()
-        .map(|&(n, cols)| (n.to_string(), cols.iter().map(|c| c.to_string()).collect()))
-        .collect();
-    assert_eq!(indexes, constants, "SEED_INDEXES differs from {}", path.display());
 }

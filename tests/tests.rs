@@ -1,6 +1,6 @@
 //! The one integration-test binary: the real `groundcheck` program driven end to end, the
-//! library's rules one by one, the JSONPath Compliance Test Suite, and insta snapshots of
-//! every fixture.
+//! library's rules one by one, the JSONPath Compliance Test Suite, the README's examples, and
+//! insta snapshots of every fixture.
 
 mod cli;
 /// The seeded corpus generator of `examples/corpus.rs`, shared by the tests that need volume.
@@ -16,6 +16,7 @@ mod hostile;
 mod json_in_strings;
 mod properties;
 mod raw_output_files;
+mod readme;
 mod reverify;
 mod rules;
 mod schema;
