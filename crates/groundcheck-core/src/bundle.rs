@@ -450,9 +450,18 @@ mod tests {
     fn problems_name_their_place() {
         assert_eq!(err("{\n\"invocations\": [}"), "line 2, column 17: unexpected character '}'");
         assert_eq!(err("[]"), "$: a bundle must be a JSON object, not an array");
-        assert_eq!(err(r#"{"invocations":{}}"#), "$.invocations: must be an array of invocations, not an object");
-        assert_eq!(err(r#"{"invocations":null}"#), "$.invocations: must be an array of invocations, not null");
-        assert_eq!(err(r#"{"invocations":[7]}"#), "$.invocations[0]: an invocation must be a JSON object, not a number");
+        assert_eq!(
+            err(r#"{"invocations":{}}"#),
+            "$.invocations: must be an array of invocations, not an object"
+        );
+        assert_eq!(
+            err(r#"{"invocations":null}"#),
+            "$.invocations: must be an array of invocations, not null"
+        );
+        assert_eq!(
+            err(r#"{"invocations":[7]}"#),
+            "$.invocations[0]: an invocation must be a JSON object, not a number"
+        );
         assert_eq!(
             err(r#"{"run_id":1,"invocations":[]}"#),
             "$.run_id: must be a string or null, not a number"
