@@ -232,7 +232,10 @@ pub struct DatabaseArgs {
 /// How `verify` and `run` report: the format and the exit-code condition.
 #[derive(Debug, Clone, Copy, clap::Args)]
 pub struct ReportArgs {
-    /// Output format.
+    /// Output format. human: a table per run, each ref that did not verify under its row with
+    /// its path exactly as given (control characters shown as <U+XXXX>); json: one
+    /// groundcheck.report/v1 object; jsonl: one invocation a line, each starting with its
+    /// run's run_id and session_id.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
     /// Exit with code 1 when this is found in any run; the report is printed all the same.
@@ -335,12 +338,11 @@ enum MatchArg {
 /// Report formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    /// A table per run, each failed ref under its row with its path exactly as given
-    /// (control characters shown as <U+XXXX>); coloured on a terminal without NO_COLOR.
+    /// For people; coloured on a terminal when NO_COLOR is unset.
     Human,
-    /// One `groundcheck.report/v1` object.
+    /// One JSON object.
     Json,
-    /// One invocation object a line, each starting with its run's run_id and session_id.
+    /// One JSON object a line.
     Jsonl,
 }
 
