@@ -1,4 +1,4 @@
-//! The command line (SPEC §5), parsed by clap.
+//! The command line, parsed by clap: every command, its flags and its `--help`.
 
 use std::path::PathBuf;
 
@@ -12,7 +12,16 @@ use groundcheck_core::{Limits, Policy, Require, Rung};
 /// text (exact, then normalized, then elided) and classifies each invocation as supported,
 /// unsupported or no_evidence ("no evidence found by this tool"), saying exactly why.
 #[derive(Debug, Parser)]
-#[command(name = "groundcheck", version, propagate_version = true, max_term_width = 100)]
+#[command(
+    name = "groundcheck",
+    version,
+    propagate_version = true,
+    max_term_width = 100,
+    after_help = "Start here (from a clone of the repository):\n  \
+        groundcheck verify fixtures/                          # the shipped bundles, no database\n  \
+        groundcheck import fixtures/ && groundcheck reverify  # the same through groundcheck.db\n\n\
+        `groundcheck help COMMAND` explains each command, with examples."
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -22,36 +31,52 @@ pub struct Cli {
 pub enum Command {
     /// Verify bundle files, or folders of *.json bundles, and print a report.
     ///
-    /// Runs with the same run_id in several files are merged. Nothing is written anywhere;
-    /// exit code 1 only when --fail-on is met, 2 for an invalid bundle (one line on stderr
-    /// naming the file and the place, nothing on stdout).
+    /// A bundle is a JSON file of tool_invocation rows, each with its tool's raw output. For
+    /// every evidence ref an invocation claims, its raw_path is resolved in the raw output and
+    /// its quoted text searched for there; each invocation is then supported, unsupported or
+    /// no_evidence (no evidence found by this tool), with the reason. Runs with the same run_id
+    /// in several files are merged. No database is used and nothing is written.
+    ///
+    /// Exit code 0 when done; 1 when the --fail-on condition is met (the report is printed all
+    /// the same); 2 for bad usage, an unreadable or invalid bundle, or a PATH that holds no
+    /// bundle: then one line on stderr naming the file and the place, and nothing on stdout.
     #[command(after_help = "Examples:\n  \
         groundcheck verify fixtures/\n  \
-        groundcheck verify --format json --fail-on claim-mismatch run-2026-11-30.json\n  \
-        groundcheck verify --match exact --require any fixtures/ | less")]
+        groundcheck verify --format json --fail-on claim-mismatch fixtures/01_order_svc_5xx_spike.json\n  \
+        groundcheck verify --match exact --require any fixtures/ fixtures/hostile/\n  \
+        cat fixtures/12_match_ladder.json | groundcheck verify --format jsonl -")]
     Verify {
         #[command(flatten)]
         policy: PolicyArgs,
         #[command(flatten)]
         report: ReportArgs,
-        /// Bundle files, or folders whose *.json files are read in name order.
+        /// Bundle files; `-` for standard input; folders, meaning the *.json files directly in
+        /// them, in name order (subfolders are not read: a note on stderr names them).
         #[arg(required = true, value_name = "PATH")]
         paths: Vec<PathBuf>,
     },
     /// Print the nodes a path selects in a JSON document.
     ///
-    /// The path is RFC 9535 JSONPath exactly as given (not trimmed), with the RFC 6901 JSON
-    /// Pointer fallback for paths starting with `/` — the resolution `verify` uses. Prints a
-    /// JSON array of {"path": normalized path, "value": node}, numbers as written.
+    /// Shows what an evidence path points at: paste a path from a report as it is printed. The
+    /// path is RFC 9535 JSONPath, or an RFC 6901 JSON Pointer when it starts with `/` and is
+    /// not JSONPath — the resolution `verify` uses, except that `verify` first trims white
+    /// space around a raw_path and `resolve` takes the path exactly as given.
+    ///
+    /// Prints a JSON array, one {"path": normalized path, "value": node} a line, numbers as
+    /// written; `[]` when the path selects nothing. An invalid path, or a document that is not
+    /// JSON, is exit code 2 with one line on stderr saying why.
     #[command(after_help = "Examples:\n  \
-        groundcheck resolve --path '$.data.result[*].metric.pod' output.json\n  \
-        kubectl get events -o json | groundcheck resolve --path \"\\$.items[?@.reason=='BackOff'].message\"\n  \
-        groundcheck resolve --path /logs/0/message output.json")]
+        groundcheck resolve --path '$.invocations[*].tool_name' fixtures/01_order_svc_5xx_spike.json\n  \
+        groundcheck resolve --path /invocations/0/id fixtures/01_order_svc_5xx_spike.json\n  \
+        echo '{\"data\":[{\"value\":[1700000000,\"0.950\"]}]}' | groundcheck resolve --path '$..value[1]'\n  \
+        jq -r '.invocations[1].raw_output_text' fixtures/01_order_svc_5xx_spike.json \\\n    \
+        | groundcheck resolve --path '$.data.result[0].stream'")]
     Resolve {
-        /// The JSONPath or JSON Pointer to run.
+        /// The JSONPath (starting with `$`) or JSON Pointer (starting with `/`); quote it for
+        /// the shell, e.g. '$.logs[0]'.
         #[arg(long, value_name = "PATH", allow_hyphen_values = true)]
         path: String,
-        /// The JSON document; `-` or nothing reads standard input.
+        /// The JSON document (a bundle file is one too); `-` or nothing reads standard input.
         #[arg(value_name = "FILE", default_value = "-")]
         file: PathBuf,
     },
@@ -83,17 +108,25 @@ pub enum Command {
     },
     /// Import bundle files into the database.
     ///
-    /// Bundle ids become tool_invocation ids. Everything is checked before anything is
-    /// written: an id repeated in the input, or already in the database with different
-    /// content, refuses the whole command (exit 2). Rows already present with the same content
-    /// are skipped, so importing a file twice changes nothing. One transaction per file.
+    /// Each invocation becomes a tool_invocation row with the bundle's id, and its raw output
+    /// a tool_invocation_output row. The tool_invocation table requires session_id and
+    /// created_at (RFC 3339, e.g. 2026-11-30T10:00:01Z) on every row: give them on the
+    /// invocation, or session_id once at the top of the bundle.
+    ///
+    /// Everything is checked before anything is written: an id repeated in the input, a
+    /// missing column, or an id already in the database with different content refuses the
+    /// whole command (exit code 2, one line on stderr). Rows already present with the same
+    /// content are skipped, so importing a file twice changes nothing. One transaction per
+    /// file, and one line per file saying how many rows it added.
     #[command(after_help = "Examples:\n  \
-        groundcheck import fixtures/\n  \
-        groundcheck import --database postgres://gc:***@127.0.0.1/agent run-001.json")]
+        groundcheck import fixtures/ fixtures/hostile/\n  \
+        groundcheck import --database sqlite://review.db fixtures/01_order_svc_5xx_spike.json\n  \
+        groundcheck import - < fixtures/15_two_runs_one_file.json")]
     Import {
         #[command(flatten)]
         database: DatabaseArgs,
-        /// Bundle files, or folders whose *.json files are read in name order.
+        /// Bundle files; `-` for standard input; folders, meaning the *.json files directly in
+        /// them, in name order (subfolders are not read: a note on stderr names them).
         #[arg(required = true, value_name = "PATH")]
         paths: Vec<PathBuf>,
     },
@@ -169,7 +202,7 @@ pub enum Command {
     },
     /// Create or update groundcheck's tables in the database (idempotent).
     ///
-    /// tool_invocation exactly as the seed defines it (created only if missing), plus
+    /// tool_invocation exactly as the agent's schema defines it (created only if missing), plus
     /// tool_invocation_output and evidence_verification. SQLite databases are migrated
     /// automatically on first use; servers are migrated only by this command.
     #[command(after_help = "Examples:\n  \
@@ -199,10 +232,13 @@ pub struct DatabaseArgs {
 /// How `verify` and `run` report: the format and the exit-code condition.
 #[derive(Debug, Clone, Copy, clap::Args)]
 pub struct ReportArgs {
-    /// Output format.
+    /// Output format. human: a table per run, each ref that did not verify under its row with
+    /// its path exactly as given (control characters shown as <U+XXXX>); json: one
+    /// groundcheck.report/v1 object; jsonl: one invocation a line, each starting with its
+    /// run's run_id and session_id.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
-    /// Exit with code 1 when this is found in any run.
+    /// Exit with code 1 when this is found in any run; the report is printed all the same.
     #[arg(long, value_enum, default_value_t = FailOn::Never)]
     pub fail_on: FailOn,
 }
@@ -210,37 +246,41 @@ pub struct ReportArgs {
 /// The verification policy flags shared by every verifying command.
 #[derive(Debug, Clone, clap::Args)]
 pub struct PolicyArgs {
-    /// How many real refs must verify for `supported`.
+    /// How many of an invocation's evidence refs must be found for it to be supported.
     #[arg(long, value_enum, default_value_t = RequireArg::All)]
     require: RequireArg,
-    /// The loosest matching rung accepted; looser rungs are not tried.
-    #[arg(long = "match", value_enum, default_value_t = MatchArg::Elided)]
+    /// How loosely a quoted text may match: each level also accepts the ones before it, and
+    /// looser ones are not tried.
+    #[arg(long = "match", value_name = "LEVEL", value_enum, default_value_t = MatchArg::Elided)]
     rung: MatchArg,
     /// Largest raw output text verified, in bytes; larger ones give limit_exceeded.
     #[arg(long, value_name = "BYTES", default_value_t = Limits::default().max_output_bytes,
-          value_parser = positive, help_heading = "Limits (SPEC §6)")]
+          value_parser = positive, help_heading = LIMITS)]
     max_output_bytes: usize,
     /// Deepest JSON nesting of a raw output (the root is depth 1).
     #[arg(long, value_name = "N", default_value_t = Limits::default().max_depth,
-          value_parser = positive, help_heading = "Limits (SPEC §6)")]
+          value_parser = positive, help_heading = LIMITS)]
     max_depth: usize,
     /// Longest evidence text, in characters.
     #[arg(long, value_name = "N", default_value_t = Limits::default().max_text_chars,
-          value_parser = positive, help_heading = "Limits (SPEC §6)")]
+          value_parser = positive, help_heading = LIMITS)]
     max_text_chars: usize,
     /// Longest raw_path after trimming, in characters.
     #[arg(long, value_name = "N", default_value_t = Limits::default().max_path_chars,
-          value_parser = positive, help_heading = "Limits (SPEC §6)")]
+          value_parser = positive, help_heading = LIMITS)]
     max_path_chars: usize,
     /// Most nodes one query may select (wildcards and `..` included).
     #[arg(long, value_name = "N", default_value_t = Limits::default().max_nodes,
-          value_parser = positive, help_heading = "Limits (SPEC §6)")]
+          value_parser = positive, help_heading = LIMITS)]
     max_nodes: usize,
     /// Most refs read per invocation; later ones are echoed with limit_exceeded.
     #[arg(long, value_name = "N", default_value_t = Limits::default().max_refs,
-          value_parser = positive, help_heading = "Limits (SPEC §6)")]
+          value_parser = positive, help_heading = LIMITS)]
     max_refs: usize,
 }
+
+/// The help heading of the limit flags: what hitting one does.
+const LIMITS: &str = "Limits (a ref that hits one is limit_exceeded, never an error)";
 
 /// A limit: a whole number of at least 1 (a zero limit would refuse every input).
 fn positive(text: &str) -> Result<usize, String> {
@@ -275,27 +315,34 @@ impl PolicyArgs {
     }
 }
 
+/// `--require`: how many refs make an invocation supported.
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum RequireArg {
+    /// Every evidence ref is found.
     All,
+    /// At least one evidence ref is found.
     Any,
 }
 
+/// `--match`: the loosest way a quote may match.
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum MatchArg {
+    /// The text occurs as written.
     Exact,
+    /// Also after Unicode NFKC, folding quotes and dashes, lower case and collapsing white space.
     Normalized,
+    /// Also when the text's pieces around `...` or `…` occur in order in one value.
     Elided,
 }
 
 /// Report formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    /// A table for people, coloured on a terminal.
+    /// For people; coloured on a terminal when NO_COLOR is unset.
     Human,
-    /// One `groundcheck.report/v1` object.
+    /// One JSON object.
     Json,
-    /// One invocation object a line, each with its run_id.
+    /// One JSON object a line.
     Jsonl,
 }
 

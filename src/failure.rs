@@ -22,6 +22,17 @@ impl Failure {
             std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
             _ => err.to_string(),
         };
-        Failure::input(format!("{}: {reason}", crate::load::display(path)))
+        Failure::input(format!("{}: {reason}", display(path)))
+    }
+}
+
+/// How a path is named at the start of a message: as given, except `-`, which is standard
+/// input and reads better as `<stdin>`. Every file-related line starts with it, so failures
+/// and the code that reads files name paths the same way.
+pub fn display(path: &Path) -> String {
+    if path == Path::new("-") {
+        "<stdin>".to_string()
+    } else {
+        path.display().to_string()
     }
 }

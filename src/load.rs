@@ -1,58 +1,153 @@
-//! Reading bundle files and folders into runs (SPEC §2).
+//! Reading bundle files, folders and standard input into runs.
+//!
+//! A PATH is a bundle file, `-` (standard input), or a folder, which means the `*.json` files
+//! directly in it, in byte order of their names. Folders are not searched recursively, but
+//! nothing is skipped silently: a folder's subfolders are named in a note, and a PATH that
+//! yields no bundle file at all is an error.
 
 use std::path::{Path, PathBuf};
 
 use groundcheck_core::{Bundle, Run, RunSet};
 use rayon::prelude::*;
 
-use crate::failure::Failure;
+use crate::failure::{display, Failure};
 
-/// Reads every bundle named by `paths` (folders: their `*.json` files in byte order of
-/// names) and merges them into runs. The first problem, in that order, stops everything.
+/// The bundle files the PATH arguments name, and what a person should know about them.
+#[derive(Debug, Default)]
+pub struct Inputs {
+    /// Every bundle file, in argument order, each folder's in name order.
+    pub files: Vec<PathBuf>,
+    /// One line per folder whose subfolders were not read, starting with the folder's path.
+    pub notes: Vec<String>,
+}
+
+/// Runs read from bundle files, with how many files they came from.
+#[derive(Debug)]
+pub struct Loaded {
+    /// The runs, merged across files.
+    pub runs: Vec<Run>,
+    /// How many bundle files were read.
+    pub files: usize,
+    /// See [`Inputs::notes`].
+    pub notes: Vec<String>,
+}
+
+/// Lists the bundle files of every PATH. A folder holding no `*.json` file, or standard input
+/// named twice (it can be read only once), stops the command. A folder's subfolders that are
+/// not PATHs themselves are named in a note.
+pub fn inputs(paths: &[PathBuf]) -> Result<Inputs, Failure> {
+    let mut inputs = Inputs::default();
+    let stdin = Path::new("-");
+    if paths.iter().filter(|p| p.as_path() == stdin).count() > 1 {
+        return Err(Failure::input(format!(
+            "{}: named twice, but standard input can be read only once",
+            display(stdin)
+        )));
+    }
+    // A subfolder that is itself a PATH is read, so it is not reported as unread.
+    let given: Vec<PathBuf> = paths.iter().filter_map(|p| std::fs::canonicalize(p).ok()).collect();
+    for path in paths {
+        let mut listing = list(path)?;
+        listing.subfolders.retain(|s| std::fs::canonicalize(s).map_or(true, |s| !given.contains(&s)));
+        let note = unread_note(path, &listing);
+        if listing.files.is_empty() {
+            let empty = || format!("{}: {NO_BUNDLES}", display(path));
+            return Err(Failure::input(note.unwrap_or_else(empty)));
+        }
+        inputs.notes.extend(note);
+        inputs.files.extend(listing.files);
+    }
+    Ok(inputs)
+}
+
+/// Reads every bundle the PATH arguments name (see [`inputs`]) and merges them into runs. The
+/// first problem, in that order, stops everything.
 ///
 /// Files are read and parsed in parallel (bundles are mostly raw-output text, and parsing
 /// them dominated `verify` on one thread); they are merged in order, so the runs and the
 /// error reported are the same with any number of threads.
-pub fn load_runs(paths: &[PathBuf]) -> Result<Vec<Run>, Failure> {
-    let mut files = Vec::new();
-    for path in paths {
-        files.extend(bundle_files(path)?);
-    }
-    let bundles: Vec<Result<Bundle, Failure>> = files
-        .par_iter()
-        .map(|file| {
-            let text = read_text(file)?;
-            Bundle::parse(&text).map_err(|e| Failure::input(format!("{}: {e}", file.display())))
-        })
-        .collect();
+pub fn load_runs(paths: &[PathBuf]) -> Result<Loaded, Failure> {
+    let Inputs { files, notes } = inputs(paths)?;
+    let bundles: Vec<Result<Bundle, Failure>> = files.par_iter().map(|file| read_bundle(file)).collect();
     let mut runs = RunSet::default();
     for (file, bundle) in files.iter().zip(bundles) {
         for (i, inv) in bundle?.invocations.into_iter().enumerate() {
             runs.push(inv)
-                .map_err(|e| Failure::input(format!("{}: $.invocations[{i}].id: {e}", file.display())))?;
+                .map_err(|e| Failure::input(format!("{}: $.invocations[{i}].id: {e}", display(file))))?;
         }
     }
-    Ok(runs.into_runs())
+    Ok(Loaded { runs: runs.into_runs(), files: files.len(), notes })
 }
 
-/// The bundle files a path names: itself, or a folder's `*.json` files in byte order of names.
-pub fn bundle_files(path: &Path) -> Result<Vec<PathBuf>, Failure> {
+/// Reads and parses one bundle file (or standard input for `-`).
+pub fn read_bundle(file: &Path) -> Result<Bundle, Failure> {
+    let text = read_text(file)?;
+    Bundle::parse(&text).map_err(|e| Failure::input(format!("{}: {e}", display(file))))
+}
+
+/// What one PATH holds: bundle files, and (for a folder) the subfolders that are not read.
+struct Listing {
+    files: Vec<PathBuf>,
+    subfolders: Vec<PathBuf>,
+}
+
+fn list(path: &Path) -> Result<Listing, Failure> {
+    if path == Path::new("-") {
+        return Ok(Listing { files: vec![path.to_path_buf()], subfolders: Vec::new() });
+    }
     let meta = std::fs::metadata(path).map_err(|e| Failure::io(path, &e))?;
     if !meta.is_dir() {
-        return Ok(vec![path.to_path_buf()]);
+        return Ok(Listing { files: vec![path.to_path_buf()], subfolders: Vec::new() });
     }
-    let mut files = Vec::new();
+    let mut listing = Listing { files: Vec::new(), subfolders: Vec::new() };
     for entry in std::fs::read_dir(path).map_err(|e| Failure::io(path, &e))? {
         let entry = entry.map_err(|e| Failure::io(path, &e))?;
-        let file = entry.path();
-        if file.extension().is_some_and(|x| x == "json") && file.is_file() {
-            files.push(file);
+        let item = entry.path();
+        if item.is_dir() {
+            listing.subfolders.push(item);
+        } else if item.extension().is_some_and(|x| x == "json") && item.is_file() {
+            listing.files.push(item);
         }
     }
-    files.sort_by(|a, b| {
+    let by_name = |a: &PathBuf, b: &PathBuf| {
         a.file_name().map(|n| n.as_encoded_bytes()).cmp(&b.file_name().map(|n| n.as_encoded_bytes()))
-    });
-    Ok(files)
+    };
+    listing.files.sort_by(by_name);
+    listing.subfolders.sort_by(by_name);
+    Ok(listing)
+}
+
+/// Names at most this many subfolders in a note; the rest are counted.
+const NAMED_SUBFOLDERS: usize = 5;
+
+/// What a folder without bundle files is told.
+const NO_BUNDLES: &str = "no bundle files (*.json) directly in this folder";
+
+/// The line naming a folder's subfolders that were not read, and how to read them.
+fn unread_note(folder: &Path, listing: &Listing) -> Option<String> {
+    let first = listing.subfolders.first()?;
+    let names: Vec<String> = listing
+        .subfolders
+        .iter()
+        .take(NAMED_SUBFOLDERS)
+        .map(|s| s.file_name().map_or_else(|| display(s), |n| n.to_string_lossy().into_owned()))
+        .collect();
+    let more = match listing.subfolders.len().saturating_sub(NAMED_SUBFOLDERS) {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    let count = match listing.subfolders.len() {
+        1 => "1 subfolder".to_string(),
+        n => format!("{n} subfolders"),
+    };
+    let empty = if listing.files.is_empty() { format!("{NO_BUNDLES}; ") } else { String::new() };
+    Some(format!(
+        "{}: {empty}{count} not read: {}{more} (only the *.json files directly in a folder are read; \
+         give a subfolder as a PATH to read it, e.g. {})",
+        display(folder),
+        names.join(", "),
+        display(first)
+    ))
 }
 
 /// Reads a file (or standard input for `-`) that must be UTF-8.
@@ -67,13 +162,4 @@ pub fn read_text(path: &Path) -> Result<String, Failure> {
     String::from_utf8(bytes).map_err(|e| {
         Failure::input(format!("{}: byte {}: not valid UTF-8", display(path), e.utf8_error().valid_up_to()))
     })
-}
-
-/// How a path is named in messages (`-` is standard input).
-pub fn display(path: &Path) -> String {
-    if path == Path::new("-") {
-        "<stdin>".to_string()
-    } else {
-        path.display().to_string()
-    }
 }

@@ -38,7 +38,7 @@ fn main() -> ExitCode {
     let out = &mut output.head;
     let result = match cli.command {
         Command::Verify { policy, report, paths } => {
-            cmd::verify::verify(&paths, &policy.policy(), report.format, report.fail_on, out)
+            cmd::verify::verify(&paths, &policy.policy(), report.format, report.fail_on, &mut output)
         }
         Command::Resolve { path, file } => cmd::resolve::resolve(&path, &file, out),
         Command::Run { database, policy, report, write, sessions, runs } => {
@@ -53,7 +53,9 @@ fn main() -> ExitCode {
             };
             block_on(cmd::run::run(args, out))
         }
-        Command::Import { database, paths } => block_on(cmd::import::import(&database.database, &paths, out)),
+        Command::Import { database, paths } => {
+            block_on(cmd::import::import(&database.database, &paths, &mut output))
+        }
         Command::Export { database, out: dir, sessions, runs } => {
             let keys = run_keys(&runs, &sessions, &order());
             block_on(cmd::export::export(&database.database, &keys, &dir, out))

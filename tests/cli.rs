@@ -1,6 +1,10 @@
 //! The `groundcheck` binary end to end: exit codes, formats, error lines, determinism.
 
-use crate::harness::{fixture_files, repo, run, run_with, temp_dir, write};
+use std::path::Path;
+
+use crate::harness::{
+    fixture_files, repo, run, run_in, run_shell, run_with, temp_dir, temp_dir_with_fixtures, write,
+};
 
 const ONE_RUN: &str = r#"{"run_id":"r1","session_id":"s1","invocations":[
   {"id":2,"tool_name":"query_logs","success":true,
@@ -45,14 +49,29 @@ fn fail_on_sets_exit_code_one_but_still_prints() {
     assert_eq!(out.code, 0);
 }
 
+/// Issue #10 item 11: every jsonl line carries its run's session_id beside run_id, so lines of
+/// rows without a run_id can still be grouped.
 #[test]
-fn jsonl_has_one_invocation_a_line_with_its_run_id_first() {
+fn jsonl_has_one_invocation_a_line_with_its_run_id_and_session_first() {
     let dir = temp_dir();
     let file = write(dir.path(), "run.json", ONE_RUN);
     let out = run(["verify".as_ref(), "--format".as_ref(), "jsonl".as_ref(), file.as_os_str()]);
     let lines: Vec<_> = out.stdout.lines().collect();
     assert_eq!(lines.len(), 2);
-    assert!(lines[0].starts_with(r#"{"run_id":"r1","id":1,"tool_name":"query_metrics""#), "{}", lines[0]);
+    assert!(
+        lines[0].starts_with(r#"{"run_id":"r1","session_id":"s1","id":1,"tool_name":"query_metrics""#),
+        "{}",
+        lines[0]
+    );
+    let sessions = write(
+        dir.path(),
+        "sessions.json",
+        r#"{"invocations":[{"id":1,"tool_name":"t","session_id":"a"},{"id":2,"tool_name":"t","session_id":"b"}]}"#,
+    );
+    let out = run(["verify".as_ref(), "--format".as_ref(), "jsonl".as_ref(), sessions.as_os_str()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let starts: Vec<_> = out.stdout.lines().map(|l| &l[..l.find(r#","id""#).unwrap()]).collect();
+    assert_eq!(starts, [r#"{"run_id":null,"session_id":"a""#, r#"{"run_id":null,"session_id":"b""#]);
 }
 
 #[test]
@@ -237,6 +256,280 @@ fn shipped_broken_bundles_are_all_rejected() {
     assert!(seen >= 8, "tests/broken holds the invalid-bundle corpus");
 }
 
+/// Issue #10 item 5: `verify -` reads the bundle from standard input (it used to say
+/// `<stdin>: no such file or directory`); `-` twice cannot work and says so.
+#[test]
+fn verify_reads_a_bundle_from_standard_input() {
+    let out = run_with(["verify", "--format", "json", "-"], &[], Some(ONE_RUN.as_bytes()));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["runs"][0]["run_id"], "r1");
+    assert_eq!(report["runs"][0]["summary"]["invocations"], 2);
+
+    let broken = run_with(["verify", "-"], &[], Some(b"{\"invocations\": 1}"));
+    assert_eq!(
+        (broken.code, broken.stdout.as_str(), broken.stderr.as_str()),
+        (2, "", "<stdin>: $.invocations: must be an array of invocations, not a number\n")
+    );
+    let twice = run_with(["verify", "-", "-"], &[], Some(ONE_RUN.as_bytes()));
+    assert_eq!(
+        (twice.code, twice.stderr.as_str()),
+        (2, "<stdin>: named twice, but standard input can be read only once\n")
+    );
+}
+
+/// Issue #10 item 6: a PATH that yields no bundle (the wrong folder) was exit 0 with
+/// `no invocations found`, even under `--fail-on`; it is exit 2 with one line, which names
+/// the subfolders that were not read and how to read them.
+#[test]
+fn a_path_that_yields_no_bundle_is_exit_two() {
+    let dir = temp_dir();
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    write(&empty, "notes.txt", "not a bundle");
+    let out = run(["verify".as_ref(), "--fail-on".as_ref(), "unsupported".as_ref(), empty.as_os_str()]);
+    assert_eq!(out.code, 2);
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        out.stderr,
+        format!("{}: no bundle files (*.json) directly in this folder\n", empty.display())
+    );
+
+    let parent = dir.path().join("parent");
+    std::fs::create_dir_all(parent.join("run-a")).unwrap();
+    write(&parent.join("run-a"), "a.json", ONE_RUN);
+    let out = run(["verify".as_ref(), parent.as_os_str()]);
+    assert_eq!(out.code, 2);
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        out.stderr,
+        format!(
+            "{0}: no bundle files (*.json) directly in this folder; 1 subfolder not read: run-a (only the \
+             *.json files directly in a folder are read; give a subfolder as a PATH to read it, e.g. {1})\n",
+            parent.display(),
+            parent.join("run-a").display()
+        )
+    );
+    // A good PATH beside it does not hide it.
+    let good = write(dir.path(), "good.json", ONE_RUN);
+    let out = run(["verify".as_ref(), good.as_os_str(), empty.as_os_str()]);
+    assert_eq!(out.code, 2, "{}", out.stdout);
+
+    let import = run_in(dir.path(), ["import".as_ref(), empty.as_os_str()], &[], None);
+    assert_eq!(import.code, 2);
+    assert!(
+        import.stderr.ends_with("no bundle files (*.json) directly in this folder\n"),
+        "{}",
+        import.stderr
+    );
+    assert!(!dir.path().join("groundcheck.db").exists(), "nothing was opened, let alone written");
+}
+
+/// Issue #10 item 6: `verify` and `import` of a folder name the subfolders they did not read
+/// (a note on stderr, after the output), and the human summary says how many files were read.
+#[test]
+fn subfolders_that_are_not_read_are_named() {
+    let dir = temp_dir();
+    write(dir.path(), "a.json", ONE_RUN);
+    for sub in ["nested", "more"] {
+        std::fs::create_dir(dir.path().join(sub)).unwrap();
+        write(&dir.path().join(sub), "b.json", r#"{"invocations":[]}"#);
+    }
+    let note = format!(
+        "{}: 2 subfolders not read: more, nested (only the *.json files directly in a folder are \
+         read; give a subfolder as a PATH to read it, e.g. {})\n",
+        dir.path().display(),
+        dir.path().join("more").display()
+    );
+    let out = run(["verify".as_ref(), dir.path().as_os_str()]);
+    assert_eq!((out.code, out.stderr.as_str()), (0, note.as_str()));
+    assert!(out.stdout.ends_with("; 1 claim mismatch\n1 bundle file read\n"), "{}", out.stdout);
+    let json = run(["verify".as_ref(), "--format".as_ref(), "json".as_ref(), dir.path().as_os_str()]);
+    assert_eq!(json.stderr, note, "the note never goes into a report a pipeline reads");
+    serde_json::from_str::<serde_json::Value>(&json.stdout).unwrap();
+
+    let db = temp_dir();
+    let bundle =
+        r#"{"session_id":"s","invocations":[{"id":1,"tool_name":"t","created_at":"2026-11-30T10:00:00Z"}]}"#;
+    write(dir.path(), "a.json", bundle);
+    let import = run_in(db.path(), ["import".as_ref(), dir.path().as_os_str()], &[], None);
+    assert_eq!(import.code, 0, "{}", import.stderr);
+    assert_eq!(
+        import.stdout,
+        format!("{}: 1 imported, 0 already present\n", dir.path().join("a.json").display())
+    );
+    assert_eq!(import.stderr, note);
+
+    // A subfolder given as a PATH too is read, so it is not named.
+    let nested = dir.path().join("nested");
+    let out = run(["verify".as_ref(), dir.path().as_os_str(), nested.as_os_str()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stderr.contains(": 1 subfolder not read: more ("), "{}", out.stderr);
+}
+
+/// Issue #10 item 9: paths in the human output are printed exactly as given (no escaped
+/// quotes, never cut short), so one can be pasted into `resolve`; control characters are
+/// shown as `<U+XXXX>` and nothing else changes.
+#[test]
+fn human_output_prints_paths_as_given() {
+    let long = "$.data.result[0].values[0][1].deeply.nested.field.with.a.rather.long.name";
+    let bundle = serde_json::json!({"run_id": "r", "invocations": [{
+        "id": 1, "tool_name": "get\ttraces",
+        "retrieval_details": {"evidence_status": "supported", "evidence_refs": [
+            {"raw_path": "$[0].tags['kafka.topic']", "text": "orders"},
+            {"raw_path": long, "text": "x"},
+            {"raw_path": "$[0][\"a\\b\"]\n", "text": "line one\nline two"}]},
+        "raw_output": [{"tags": {"kafka.topic": "payments"}}]}]});
+    let dir = temp_dir();
+    let file = write(dir.path(), "paths.json", bundle.to_string());
+    let out = run(["verify".as_ref(), file.as_os_str()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let refs: Vec<&str> = out.stdout.lines().filter(|l| l.trim_start().starts_with("ref ")).collect();
+    assert_eq!(
+        refs,
+        [
+            r#"      ref 0  text_not_found  "orders"  $[0].tags['kafka.topic']"#.to_string(),
+            format!(r#"      ref 1  path_not_found  "x"  {long}"#),
+            r#"      ref 2  path_not_found  "line one<U+000A>line two"  $[0]["a\b"]<U+000A>"#.to_string(),
+        ]
+    );
+    assert!(out.stdout.contains("  get<U+0009>traces  "), "{}", out.stdout);
+
+    // The printed path, pasted into resolve, selects what verification searched.
+    let printed = refs[0].rsplit("  ").next().unwrap();
+    let doc = br#"[{"tags":{"kafka.topic":"payments"}}]"#;
+    let resolved = run_with(["resolve", "--path", printed, "-"], &[], Some(doc));
+    assert_eq!(
+        resolved.stdout,
+        "[\n  {\"path\": \"$[0]['tags']['kafka.topic']\", \"value\": \"payments\"}\n]\n"
+    );
+}
+
+/// The README's example of the human output is what `verify` prints.
+#[test]
+fn readme_human_example_is_what_verify_prints() {
+    let readme = std::fs::read_to_string(repo("README.md")).unwrap();
+    let command = "$ groundcheck verify fixtures/07_pod_status_bracket_keys.json\n";
+    let start = readme.find(command).expect("the README shows the human output") + command.len();
+    let shown = &readme[start..start + readme[start..].find("```").unwrap()];
+    let out = run(["verify", "fixtures/07_pod_status_bracket_keys.json"]);
+    assert_eq!(out.stdout, shown);
+}
+
+/// Issue #10 item 10: warnings appear under their row, and an `invalid_path` ref says why its
+/// path is not one, as `resolve` would, counting characters in the path as given.
+#[test]
+fn human_output_shows_warnings_and_why_a_path_is_invalid() {
+    let bundle = r#"{"run_id":"r","invocations":[{"id":7,"tool_name":"t",
+      "retrieval_details":{"evidence_refs":[
+        {"raw_path":"  logs[0]","text":"x"},{"raw_path":"$.logs[0","text":"x"},
+        {"raw_path":"$.logs[0]","text":"boom"},{"raw_path":"$.no_evidence","text":"n/a"}]},
+      "raw_output":{"logs":["boom"]}}]}"#;
+    let dir = temp_dir();
+    let file = write(dir.path(), "w.json", bundle);
+    let out = run(["verify".as_ref(), file.as_os_str()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let under: Vec<&str> = out.stdout.lines().filter(|l| l.starts_with("      ")).collect();
+    assert_eq!(
+        under,
+        [
+            r#"      ref 0  invalid_path  "x"    logs[0]"#,
+            "             invalid path at character 3: a JSONPath starts with `$`, a JSON Pointer with `/`",
+            r#"      ref 1  invalid_path  "x"  $.logs[0"#,
+            "             invalid path at character 9: in long-hand segment, expected closing ']'",
+            r#"      ref 3  no_evidence_marker  "n/a"  $.no_evidence"#,
+            "      warning marker_with_refs: no-evidence markers beside real refs were ignored",
+        ]
+    );
+    let resolve = run_with(["resolve", "--path", "$.logs[0"], &[], Some(b"{}"));
+    assert!(
+        resolve.stderr.trim_end().ends_with(under[3].trim_start()),
+        "as resolve says: {}",
+        resolve.stderr
+    );
+}
+
+/// Issue #10 item 10: `invalid_utf8` (only a database can produce it) is shown too.
+#[test]
+fn human_output_of_run_shows_invalid_utf8() {
+    let dir = temp_dir();
+    let url = format!("sqlite://{}", dir.path().join("w.db").display());
+    let bundle = r#"{"run_id":"r","session_id":"s","invocations":[{"id":1,"tool_name":"t",
+      "created_at":"2026-11-30T10:00:00Z","error_message":"x"}]}"#;
+    let file = write(dir.path(), "w.json", bundle);
+    assert_eq!(run(["import", "--database", &url, file.to_str().unwrap()]).code, 0);
+    crate::engines::block_on(async {
+        let mut conn = <sqlx::SqliteConnection as sqlx::Connection>::connect(&url).await.unwrap();
+        sqlx::query("UPDATE tool_invocation SET error_message = CAST(X'ff' AS TEXT) WHERE id = 1")
+            .execute(&mut conn)
+            .await
+            .unwrap();
+    });
+    let out = run(["run", "--database", &url, "r"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.contains(
+            "\n      warning invalid_utf8: a text column was not valid UTF-8 and was read with U+FFFD replacements\n"
+        ),
+        "{}",
+        out.stdout
+    );
+}
+
+/// Issue #10 item 11: counts are singular or plural as they should be, and a report of more
+/// than one run ends with a grand total.
+#[test]
+fn human_counts_read_as_english_with_a_grand_total() {
+    let dir = temp_dir();
+    let one = r#"{"run_id":"a","invocations":[{"id":1,"tool_name":"t",
+      "retrieval_details":{"evidence_status":"supported","evidence_refs":[{"raw_path":"$.m","text":"no"}]},
+      "raw_output":{"m":"yes"}}]}"#;
+    let file = write(dir.path(), "one.json", one);
+    let out = run(["verify".as_ref(), file.as_os_str()]);
+    let tail: Vec<&str> = out.stdout.lines().rev().take(2).collect();
+    assert_eq!(
+        tail,
+        [
+            "1 bundle file read",
+            "1 invocation: 0 supported, 1 unsupported, 0 no_evidence (no evidence found by this tool); 1 claim mismatch",
+        ]
+    );
+    assert!(!out.stdout.contains("total"), "one run needs no total: {}", out.stdout);
+
+    write(dir.path(), "two.json", ONE_RUN);
+    let out = run(["verify".as_ref(), dir.path().as_os_str()]);
+    assert!(
+        out.stdout.ends_with(
+            "\n\ntotal: 2 runs, 3 invocations: 1 supported, 2 unsupported, 0 no_evidence (no evidence found \
+             by this tool); 2 claim mismatches\n2 bundle files read\n"
+        ),
+        "{}",
+        out.stdout
+    );
+    let empty = write(dir.path(), "empty.json", r#"{"invocations":[]}"#);
+    let out = run(["verify".as_ref(), empty.as_os_str()]);
+    assert_eq!((out.code, out.stdout.as_str()), (0, "no invocations found in 1 bundle file\n"));
+}
+
+/// Issue #10 item 11: a row the tool_invocation table cannot hold says which column is
+/// missing and where to give it, without database jargon.
+#[test]
+fn import_names_the_missing_column_the_table_requires() {
+    let dir = temp_dir();
+    let cases = [
+        (r#"{"invocations":[{"id":1,"tool_name":"t","created_at":"2026-11-30T10:00:00Z"}]}"#,
+         "$.invocations[0].session_id: missing, and the tool_invocation table requires it (give it on the invocation or at the top of the bundle)"),
+        (r#"{"session_id":"s","invocations":[{"id":1,"tool_name":"t"}]}"#,
+         "$.invocations[0].created_at: missing, and the tool_invocation table requires it (give it on the invocation, as an RFC 3339 time)"),
+    ];
+    for (bundle, expected) in cases {
+        let file = write(dir.path(), "row.json", bundle);
+        let out = run_in(dir.path(), ["import".as_ref(), file.as_os_str()], &[], None);
+        assert_eq!(out.code, 2);
+        assert_eq!(out.stderr, format!("{}: {expected}\n", file.display()));
+    }
+}
+
 #[test]
 fn a_missing_path_is_exit_two() {
     let out = run(["verify", "no/such/bundle.json"]);
@@ -300,13 +593,94 @@ fn resolve_rejects_bad_paths_and_non_json_with_exit_two() {
 
 #[test]
 fn every_command_has_help_with_an_example() {
-    for command in ["verify", "resolve"] {
+    for command in ["verify", "resolve", "import", "run", "export", "reverify", "migrate"] {
         let out = run([command, "--help"]);
         assert_eq!(out.code, 0);
         assert!(out.stdout.contains("Examples:"), "{command} --help: {}", out.stdout);
+        assert!(!out.stdout.contains("SPEC") && !out.stdout.contains("seed"), "{command}: jargon");
     }
     assert_eq!(run(["verify"]).code, 2, "a missing PATH is bad usage");
     assert_eq!(run(["verify", "--match", "fuzzy", "x"]).code, 2);
+}
+
+/// Issue #10 item 6: the examples in the help of `groundcheck`, `verify`, `resolve` and
+/// `import` run as shown, from a clone of the repository (here a folder whose `fixtures` is
+/// the repository's, so `import` writes its groundcheck.db there).
+#[test]
+fn help_examples_run_as_shown() {
+    let jq = run_shell(Path::new("."), "command -v jq").code == 0;
+    for command in [None, Some("verify"), Some("resolve"), Some("import")] {
+        let help = run(command.into_iter().chain(Some("--help")));
+        let examples = help.stdout.split_once("Examples:\n").or_else(|| help.stdout.split_once("Start here"));
+        let (_, examples) = examples.unwrap_or_else(|| panic!("{command:?}: examples"));
+        let script = examples.replace("\\\n", " ");
+        let lines: Vec<&str> = script
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.starts_with("groundcheck") || l.contains("| groundcheck"))
+            .collect();
+        assert!(lines.len() >= 2, "{command:?}: {lines:?}");
+        for line in lines {
+            if line.starts_with("jq ") && !jq {
+                continue; // The jq example needs jq.
+            }
+            let dir = temp_dir_with_fixtures();
+            let out = run_shell(dir.path(), line);
+            assert_eq!(out.code, 0, "{line}: {}", out.stderr);
+            assert!(!out.stdout.is_empty(), "{line}");
+        }
+    }
+}
+
+/// Issue #11 item 2: the binary's modules import each other without loops (`failure` used to
+/// import `load` for `display`, and `load` imports `failure`). A module is a file or folder
+/// directly under `src/`; an import is a `crate::NAME` path in its code.
+#[test]
+fn the_binarys_modules_import_each_other_without_loops() {
+    let mut edges: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> =
+        Default::default();
+    let mut stack = vec![repo("src")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let relative = path.strip_prefix(repo("src")).unwrap();
+            let module = relative.components().next().unwrap().as_os_str().to_string_lossy();
+            let module = module.trim_end_matches(".rs").to_string();
+            let code = std::fs::read_to_string(&path).unwrap();
+            for (at, _) in code.match_indices("crate::") {
+                let rest = &code[at + "crate::".len()..];
+                let names: Vec<&str> = match rest.strip_prefix('{') {
+                    Some(list) => list[..list.find('}').unwrap_or(0)]
+                        .split(',')
+                        .map(|item| item.trim().split("::").next().unwrap_or(""))
+                        .collect(),
+                    None => {
+                        vec![rest.split(|c: char| !(c.is_alphanumeric() || c == '_')).next().unwrap_or("")]
+                    }
+                };
+                for name in names.into_iter().filter(|n| !n.is_empty() && *n != module) {
+                    edges.entry(module.clone()).or_default().insert(name.to_string());
+                }
+            }
+        }
+    }
+    // Depth-first search for a way back to the start.
+    for start in edges.keys() {
+        let mut todo: Vec<Vec<&str>> = vec![vec![start.as_str()]];
+        while let Some(way) = todo.pop() {
+            for next in edges.get(*way.last().unwrap()).into_iter().flatten() {
+                assert_ne!(next, start, "import loop: {} → {next}", way.join(" → "));
+                if !way.contains(&next.as_str()) {
+                    todo.push(way.iter().copied().chain([next.as_str()]).collect());
+                }
+            }
+        }
+    }
+    assert!(edges["cmd"].contains("load") && edges["load"].contains("failure"), "{edges:?}");
 }
 
 /// Regression: a 10,000-deep output is an ordinary input (SPEC §6). `verify` gives its refs

@@ -88,3 +88,36 @@ pub fn fixture_files() -> Vec<PathBuf> {
     files.sort();
     files
 }
+
+/// Runs `script` with `sh -c` in folder `dir`, with the built `groundcheck` first on `PATH`:
+/// for commands written as a user types them (pipes, redirections), such as `--help` examples.
+pub fn run_shell(dir: &Path, script: &str) -> Outcome {
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_groundcheck"));
+    let bin_dir = bin.parent().expect("the binary is in a folder");
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut dirs = vec![bin_dir.to_path_buf()];
+    dirs.extend(std::env::split_paths(&path));
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .current_dir(dir)
+        .env("PATH", std::env::join_paths(dirs).expect("PATH entries join"))
+        .env_remove("DATABASE_URL")
+        .env_remove("NO_COLOR")
+        .stdin(Stdio::null())
+        .output()
+        .expect("sh runs");
+    Outcome {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// A temporary folder in which `fixtures` is the repository's `fixtures/` (a symbolic link),
+/// so commands can name shipped bundles as a user would while writing only to the folder.
+pub fn temp_dir_with_fixtures() -> tempfile::TempDir {
+    let dir = temp_dir();
+    std::os::unix::fs::symlink(repo("fixtures"), dir.path().join("fixtures")).expect("a symbolic link");
+    dir
+}

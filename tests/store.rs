@@ -216,7 +216,7 @@ fn importing_twice_changes_nothing_and_collisions_change_nothing_either() {
         let missing = gc(&engine.url, &["run", "--session", "s"]);
         assert_eq!(missing.code, 2, "{}: nothing of the refused import was written", engine.name);
 
-        // Rows the seed table cannot hold.
+        // Rows the tool_invocation table cannot hold.
         let no_session = write(
             dir.path(),
             "ns.json",
@@ -226,7 +226,8 @@ fn importing_twice_changes_nothing_and_collisions_change_nothing_either() {
         assert_eq!(out.code, 2);
         assert!(
             out.stderr.ends_with(
-                "$.invocations[0]: session_id is required by tool_invocation (NOT NULL in the seed table)\n"
+                "$.invocations[0].session_id: missing, and the tool_invocation table requires it \
+                 (give it on the invocation or at the top of the bundle)\n"
             ),
             "{}",
             out.stderr

@@ -7,12 +7,13 @@
 
 use std::path::PathBuf;
 
-use groundcheck_core::Bundle;
-use groundcheck_store::StoredRow;
+use groundcheck_core::Invocation;
+use groundcheck_store::{RowError, StoredRow};
 
 use crate::database;
-use crate::failure::Failure;
+use crate::failure::{display, Failure};
 use crate::load;
+use crate::output::Output;
 
 struct FileRows {
     file: PathBuf,
@@ -20,26 +21,22 @@ struct FileRows {
     present: usize,
 }
 
-pub async fn import(url: &str, paths: &[PathBuf], out: &mut Vec<u8>) -> Result<u8, Failure> {
+/// Imports every bundle the PATHs name, printing one line per file.
+pub async fn import(url: &str, paths: &[PathBuf], out: &mut Output) -> Result<u8, Failure> {
+    let inputs = load::inputs(paths)?;
     let mut files = Vec::new();
     let mut seen: std::collections::HashMap<i64, String> = std::collections::HashMap::new();
-    for path in paths {
-        for file in load::bundle_files(path)? {
-            let text = load::read_text(&file)?;
-            let bundle =
-                Bundle::parse(&text).map_err(|e| Failure::input(format!("{}: {e}", file.display())))?;
-            let mut rows = Vec::with_capacity(bundle.invocations.len());
-            for (i, inv) in bundle.invocations.iter().enumerate() {
-                let place = format!("{}: $.invocations[{i}]", file.display());
-                if let Some(first) = seen.insert(inv.id, place.clone()) {
-                    return Err(Failure::input(format!("{place}.id: id {} is also used at {first}", inv.id)));
-                }
-                rows.push(
-                    StoredRow::from_invocation(inv).map_err(|e| Failure::input(format!("{place}: {e}")))?,
-                );
+    for file in inputs.files {
+        let bundle = load::read_bundle(&file)?;
+        let mut rows = Vec::with_capacity(bundle.invocations.len());
+        for (i, inv) in bundle.invocations.iter().enumerate() {
+            let place = format!("{}: $.invocations[{i}]", display(&file));
+            if let Some(first) = seen.insert(inv.id, place.clone()) {
+                return Err(Failure::input(format!("{place}.id: id {} is also used at {first}", inv.id)));
             }
-            files.push(FileRows { file, rows, present: 0 });
+            rows.push(stored_row(inv, &place)?);
         }
+        files.push(FileRows { file, rows, present: 0 });
     }
 
     let store = database::open(url).await?;
@@ -52,7 +49,7 @@ pub async fn import(url: &str, paths: &[PathBuf], out: &mut Vec<u8>) -> Result<u
                 Some(_) => {
                     return Err(Failure::input(format!(
                         "{}: $.invocations[{i}].id: id {} already exists in {} with different content",
-                        file.file.display(),
+                        display(&file.file),
                         row.id,
                         store.display_url()
                     )))
@@ -65,12 +62,31 @@ pub async fn import(url: &str, paths: &[PathBuf], out: &mut Vec<u8>) -> Result<u
         store.insert_rows(&file.rows).await.map_err(database::failure)?;
         let line = format!(
             "{}: {} imported, {} already present\n",
-            file.file.display(),
+            display(&file.file),
             file.rows.len(),
             file.present
         );
-        out.extend_from_slice(line.as_bytes());
+        out.head.extend_from_slice(line.as_bytes());
     }
     store.close().await;
+    out.notes.extend(inputs.notes);
     Ok(0)
+}
+
+/// The row an invocation is stored as; `place` names it in the file (`FILE: $.invocations[i]`).
+/// A column the table cannot do without is named at its own place, with where to set it.
+fn stored_row(inv: &Invocation, place: &str) -> Result<StoredRow, Failure> {
+    StoredRow::from_invocation(inv).map_err(|e| {
+        let missing = |column: &str, also: &str| {
+            format!(
+                "{place}.{column}: missing, and the tool_invocation table requires it \
+                 (give it on the invocation{also})"
+            )
+        };
+        Failure::input(match e {
+            RowError::MissingSessionId => missing("session_id", " or at the top of the bundle"),
+            RowError::MissingCreatedAt => missing("created_at", ", as an RFC 3339 time"),
+            other => format!("{place}.created_at: {other}"),
+        })
+    })
 }

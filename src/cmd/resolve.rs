@@ -4,15 +4,15 @@ use std::path::Path;
 
 use groundcheck_core::{resolve as resolve_path, Json, ResolveError};
 
-use crate::failure::Failure;
+use crate::failure::{display, Failure};
 use crate::load;
 
 pub fn resolve(path: &str, file: &Path, out: &mut Vec<u8>) -> Result<u8, Failure> {
     let text = load::read_text(file)?;
-    let doc = Json::parse(&text).map_err(|e| Failure::input(format!("{}: {e}", load::display(file))))?;
+    let doc = Json::parse(&text).map_err(|e| Failure::input(format!("{}: {e}", display(file))))?;
     let nodes = resolve_path(path, &doc).map_err(|e| match e {
         ResolveError::Path(e) => Failure::input(format!("--path {path:?}: {e}")),
-        too_deep => Failure::input(format!("{}: {too_deep}", load::display(file))),
+        too_deep => Failure::input(format!("{}: {too_deep}", display(file))),
     })?;
     let mut text = String::from("[");
     for (i, node) in nodes.iter().enumerate() {

@@ -2,11 +2,21 @@
 
 use std::io::{self, Write};
 
-use groundcheck_core::{RefOutcome, RefReport, Report, RunReport, Status, Verdict};
+use groundcheck_core::{
+    EvidencePath, RefOutcome, RefReport, Report, RunReport, Status, Summary, Verdict, Warning,
+};
 
+use super::visible::visible;
+
+/// Texts (quotes) are cut to this many characters; paths never are.
 const TEXT_WIDTH: usize = 48;
 
-pub fn write(report: &Report, color: bool, out: &mut dyn Write) -> io::Result<()> {
+/// Where the lines under a row start.
+const UNDER_ROW: &str = "      ";
+
+/// Writes the table of every run, a grand total when there is more than one, and, for a
+/// report read from bundle files, how many files were read.
+pub fn write(report: &Report, color: bool, files: Option<usize>, out: &mut dyn Write) -> io::Result<()> {
     let paint = Paint { on: color };
     for (i, run) in report.runs.iter().enumerate() {
         if i > 0 {
@@ -14,15 +24,26 @@ pub fn write(report: &Report, color: bool, out: &mut dyn Write) -> io::Result<()
         }
         write_run(run, paint, out)?;
     }
+    let files = files.map(|n| count(n, "bundle file", "bundle files"));
     if report.runs.is_empty() {
-        writeln!(out, "no invocations found")?;
+        let from = files.map(|f| format!(" in {f}")).unwrap_or_default();
+        return writeln!(out, "no invocations found{from}");
+    }
+    if report.runs.len() > 1 {
+        let total = total(report.runs.iter().map(|r| &r.summary));
+        let runs = count(report.runs.len(), "run", "runs");
+        writeln!(out)?;
+        writeln!(out, "{}", paint.bold(&format!("total: {runs}, {}", counts(&total))))?;
+    }
+    if let Some(files) = files {
+        writeln!(out, "{files} read")?;
     }
     Ok(())
 }
 
 fn write_run(run: &RunReport, paint: Paint, out: &mut dyn Write) -> io::Result<()> {
-    let run_name = run.run_id.as_deref().unwrap_or("(no run_id)");
-    let session = run.session_id.as_deref().unwrap_or("(no session)");
+    let run_name = run.run_id.as_deref().map_or_else(|| "(no run_id)".to_string(), |r| visible(r, false));
+    let session = run.session_id.as_deref().map_or_else(|| "(no session)".to_string(), |s| visible(s, false));
     writeln!(out, "{}  session {session}", paint.bold(&format!("run {run_name}")))?;
 
     let rows: Vec<[String; 6]> = run.invocations.iter().map(row).collect();
@@ -42,28 +63,55 @@ fn write_run(run: &RunReport, paint: Paint, out: &mut dyn Write) -> io::Result<(
             out,
         )?;
         for r in verdict.refs.iter().filter(|r| r.outcome != RefOutcome::Verified) {
-            writeln!(out, "      {}", ref_line(r))?;
+            write_ref(r, paint, out)?;
+        }
+        for w in &verdict.warnings {
+            let line = format!("warning {}", warning(*w));
+            writeln!(out, "{UNDER_ROW}{}", paint.warn(&line))?;
         }
     }
-    let s = &run.summary;
-    writeln!(
-        out,
-        "{} invocations: {} supported, {} unsupported, {} no_evidence (no evidence found by this tool); {} claim mismatches",
-        s.invocations, s.supported, s.unsupported, s.no_evidence, s.claim_mismatches
+    writeln!(out, "{}", counts(&run.summary))
+}
+
+/// `5 invocations: 4 supported, …; 1 claim mismatch`.
+fn counts(s: &Summary) -> String {
+    format!(
+        "{}: {} supported, {} unsupported, {} no_evidence (no evidence found by this tool); {}",
+        count(s.invocations, "invocation", "invocations"),
+        s.supported,
+        s.unsupported,
+        s.no_evidence,
+        count(s.claim_mismatches, "claim mismatch", "claim mismatches"),
     )
+}
+
+/// The counts of several runs added up.
+fn total<'a>(summaries: impl Iterator<Item = &'a Summary>) -> Summary {
+    summaries.fold(Summary::default(), |t, s| Summary {
+        invocations: t.invocations + s.invocations,
+        supported: t.supported + s.supported,
+        unsupported: t.unsupported + s.unsupported,
+        no_evidence: t.no_evidence + s.no_evidence,
+        claim_mismatches: t.claim_mismatches + s.claim_mismatches,
+    })
+}
+
+/// `1 run`, `2 runs`.
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 fn row(v: &Verdict) -> [String; 6] {
     let claimed = match (&v.claimed_status, v.claim_agrees) {
         (None, _) => "-".to_string(),
-        (Some(c), Some(false)) => format!("{c} (mismatch)"),
-        (Some(c), _) => c.clone(),
+        (Some(c), Some(false)) => format!("{} (mismatch)", visible(c, false)),
+        (Some(c), _) => visible(c, false),
     };
     let real = v.refs.iter().filter(|r| r.outcome != RefOutcome::NoEvidenceMarker).count();
     let verified = v.refs.iter().filter(|r| r.outcome == RefOutcome::Verified).count();
     [
         v.id.to_string(),
-        v.tool_name.clone(),
+        visible(&v.tool_name, false),
         v.status.as_str().to_string(),
         v.reason.as_str().to_string(),
         claimed,
@@ -71,19 +119,49 @@ fn row(v: &Verdict) -> [String; 6] {
     ]
 }
 
-fn ref_line(r: &RefReport) -> String {
-    // Paths are echoed as given, so they may hold line breaks; escape them like texts.
-    let path = r
-        .raw_path
-        .as_deref()
-        .map_or("(no raw_path)".to_string(), |p| clip(&p.escape_debug().to_string(), TEXT_WIDTH));
-    let text = r.text.as_deref().map_or("(no text)".to_string(), |t| format!("{:?}", clip(t, TEXT_WIDTH)));
+/// `ref 1  text_not_found  "0.950"  $.data.result[0].value[1]`: the quote (cut to
+/// [`TEXT_WIDTH`]), then the path exactly as given, last on the line so that it can be
+/// copied whole; under it, why the path is not a path, when it is not.
+fn write_ref(r: &RefReport, paint: Paint, out: &mut dyn Write) -> io::Result<()> {
+    let text =
+        r.text.as_deref().map_or("(no text)".to_string(), |t| format!("\"{}\"", visible(&clip(t), paint.on)));
+    let path = r.raw_path.as_deref().map_or("(no raw_path)".to_string(), |p| visible(p, paint.on));
     let hint = match r.in_preview {
         Some(true) => " (found in the preview)",
         Some(false) => " (not in the preview either)",
         None => "",
     };
-    format!("ref {}  {}{hint}  {path}  {text}", r.index, r.outcome.as_str())
+    let head = format!("ref {}  ", r.index);
+    writeln!(out, "{UNDER_ROW}{head}{}{hint}  {text}  {path}", r.outcome.as_str())?;
+    if let Some(problem) = r.raw_path.as_deref().and_then(|p| path_problem(r.outcome, p)) {
+        writeln!(out, "{UNDER_ROW}{}{problem}", " ".repeat(head.chars().count()))?;
+    }
+    Ok(())
+}
+
+/// Why a ref's path was refused, as `groundcheck resolve` says it, with the character
+/// counted in the path as given (verification trims it first).
+fn path_problem(outcome: RefOutcome, raw_path: &str) -> Option<String> {
+    if !matches!(outcome, RefOutcome::InvalidPath | RefOutcome::LimitExceeded) {
+        return None;
+    }
+    let err = EvidencePath::parse(raw_path.trim()).err()?;
+    // A limit_exceeded ref may have hit another limit; only a path refused as a limit says so.
+    if err.limit != (outcome == RefOutcome::LimitExceeded) {
+        return None;
+    }
+    let trimmed_before = raw_path.chars().count() - raw_path.trim_start().chars().count();
+    Some(format!("invalid path at character {}: {}", err.position + trimmed_before, err.message))
+}
+
+/// A warning's name and what it means.
+fn warning(w: Warning) -> String {
+    let meaning = match w.as_str() {
+        "invalid_utf8" => "a text column was not valid UTF-8 and was read with U+FFFD replacements",
+        "marker_with_refs" => "no-evidence markers beside real refs were ignored",
+        _ => return w.as_str().to_string(),
+    };
+    format!("{}: {meaning}", w.as_str())
 }
 
 fn write_cells(
@@ -103,11 +181,12 @@ fn write_cells(
     writeln!(out, "{line}")
 }
 
-fn clip(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
+/// A quote cut to [`TEXT_WIDTH`] characters, `…` marking the cut.
+fn clip(s: &str) -> String {
+    if s.chars().count() <= TEXT_WIDTH {
         s.to_string()
     } else {
-        let mut clipped: String = s.chars().take(max - 1).collect();
+        let mut clipped: String = s.chars().take(TEXT_WIDTH - 1).collect();
         clipped.push('…');
         clipped
     }
@@ -133,6 +212,10 @@ impl Paint {
 
     fn dim(self, s: &str) -> String {
         self.wrap("2", s)
+    }
+
+    fn warn(self, s: &str) -> String {
+        self.wrap("33", s)
     }
 
     fn status(self, status: Status, s: &str) -> String {

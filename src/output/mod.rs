@@ -1,6 +1,8 @@
-//! Writing reports in the formats of SPEC §4: `json`, `jsonl` and the `human` table.
+//! Writing reports: `json` (the `groundcheck.report/v1` object), `jsonl` (one invocation a
+//! line) and the `human` table.
 
 mod human;
+mod visible;
 
 use std::io::{self, IsTerminal, Write};
 
@@ -11,32 +13,61 @@ use crate::args::{FailOn, Format};
 use crate::failure::Failure;
 
 /// What a command prints, held back until it has succeeded: a head, an optional spooled
-/// middle (large listings live in a temporary file, not in memory), and a tail.
+/// middle (large listings live in a temporary file, not in memory), a tail, and notes for
+/// stderr (things a person should know that are not part of the output, such as folders
+/// that were not read). A failing command prints none of it, only its one line.
 #[derive(Debug, Default)]
 pub struct Output {
     pub head: Vec<u8>,
     pub spool: Option<std::fs::File>,
     pub tail: Vec<u8>,
+    pub notes: Vec<String>,
 }
 
 impl Output {
-    /// Writes everything to `w`.
+    /// Writes the output to `w`, then the notes to stderr, one a line, so they come after the
+    /// output on a terminal and never mix into what a pipeline reads.
     pub fn write_to(self, w: &mut dyn Write) -> io::Result<()> {
         w.write_all(&self.head)?;
         if let Some(mut file) = self.spool {
             io::copy(&mut io::BufReader::new(&mut file), w)?;
         }
         w.write_all(&self.tail)?;
-        w.flush()
+        w.flush()?;
+        let mut stderr = io::stderr().lock();
+        for note in &self.notes {
+            writeln!(stderr, "{note}")?;
+        }
+        Ok(())
     }
 }
 
 /// Writes `report` to `out` in `format`; `human` is coloured when stdout is a terminal and
 /// `NO_COLOR` is unset.
 pub fn write_report(report: &Report, format: Format, out: &mut Vec<u8>) -> Result<(), Failure> {
+    write_report_from(report, format, None, out)
+}
+
+/// Like [`write_report`] for a report read from `files` bundle files: the `human` summary
+/// ends by saying how many, so a person sees at once whether the PATHs named what they meant.
+pub fn write_report_of_files(
+    report: &Report,
+    format: Format,
+    files: usize,
+    out: &mut Vec<u8>,
+) -> Result<(), Failure> {
+    write_report_from(report, format, Some(files), out)
+}
+
+fn write_report_from(
+    report: &Report,
+    format: Format,
+    files: Option<usize>,
+    out: &mut Vec<u8>,
+) -> Result<(), Failure> {
     let color =
         format == Format::Human && io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    write_format(report, format, color, out)
+    write_format(report, format, color, files, out)
         .map_err(|e| Failure::input(format!("cannot format the report: {e}")))
 }
 
@@ -51,7 +82,13 @@ pub fn exit_code(report: &Report, fail_on: FailOn) -> u8 {
     u8::from(met)
 }
 
-fn write_format(report: &Report, format: Format, color: bool, out: &mut dyn Write) -> io::Result<()> {
+fn write_format(
+    report: &Report,
+    format: Format,
+    color: bool,
+    files: Option<usize>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     match format {
         Format::Json => {
             serde_json::to_writer_pretty(&mut *out, report)?;
@@ -60,20 +97,27 @@ fn write_format(report: &Report, format: Format, color: bool, out: &mut dyn Writ
         Format::Jsonl => {
             for run in &report.runs {
                 for verdict in &run.invocations {
-                    serde_json::to_writer(&mut *out, &Line { run_id: run.run_id.as_deref(), verdict })?;
+                    let line = Line {
+                        run_id: run.run_id.as_deref(),
+                        session_id: run.session_id.as_deref(),
+                        verdict,
+                    };
+                    serde_json::to_writer(&mut *out, &line)?;
                     writeln!(out)?;
                 }
             }
             Ok(())
         }
-        Format::Human => human::write(report, color, out),
+        Format::Human => human::write(report, color, files, out),
     }
 }
 
-/// A `jsonl` line: the verdict with its run's id first.
+/// A `jsonl` line: the verdict with its run's id and session first, so lines can be grouped
+/// by run — and, for rows without a `run_id`, by session — without the rest of the report.
 #[derive(Serialize)]
 struct Line<'a> {
     run_id: Option<&'a str>,
+    session_id: Option<&'a str>,
     #[serde(flatten)]
     verdict: &'a Verdict,
 }

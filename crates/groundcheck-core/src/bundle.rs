@@ -68,8 +68,9 @@ impl Bundle {
         let members = match doc.into_root() {
             Node::Object(members) => Members(members.into_iter()),
             other => {
+                let problem = format!("a bundle must be a JSON object, not {}", what(&other));
                 drop_flat(other);
-                return Err(BundleError::new("$", "a bundle must be a JSON object"));
+                return Err(BundleError::new("$", problem));
             }
         };
         let mut bundle = Bundle::default();
@@ -80,10 +81,11 @@ impl Bundle {
                 "session_id" => bundle.session_id = string(value, "$.session_id")?,
                 "invocations" => {
                     invocations = Some(match value {
-                        Node::Array(items) => Some(Items(items.into_iter())),
+                        Node::Array(items) => Ok(Items(items.into_iter())),
                         other => {
+                            let found = what(&other);
                             drop_flat(other);
-                            None
+                            Err(found)
                         }
                     })
                 }
@@ -95,8 +97,15 @@ impl Bundle {
                 }
             }
         }
-        let Some(Some(items)) = invocations else {
-            return Err(BundleError::new("$.invocations", "required array is missing"));
+        let items = match invocations {
+            Some(Ok(items)) => items,
+            Some(Err(found)) => {
+                return Err(BundleError::new(
+                    "$.invocations",
+                    format!("must be an array of invocations, not {found}"),
+                ))
+            }
+            None => return Err(BundleError::new("$.invocations", "required array is missing")),
         };
         bundle.invocations.reserve(items.0.len());
         for (i, item) in items.enumerate() {
@@ -251,8 +260,9 @@ fn invocation(node: Node, place: &str) -> Result<Invocation, BundleError> {
     let members = match node {
         Node::Object(members) => Members(members.into_iter()),
         other => {
+            let problem = format!("an invocation must be a JSON object, not {}", what(&other));
             drop_flat(other);
-            return Err(BundleError::new(place, "an invocation must be a JSON object"));
+            return Err(BundleError::new(place, problem));
         }
     };
     let mut inv = Invocation::default();
@@ -302,6 +312,25 @@ fn invocation(node: Node, place: &str) -> Result<Invocation, BundleError> {
     Ok(inv)
 }
 
+/// What a value is, for saying what was found instead of what a key needs.
+fn what(node: &Node) -> &'static str {
+    match node {
+        Node::Null => "null",
+        Node::Bool(_) => "a boolean",
+        Node::Number(_) => "a number",
+        Node::String(_) => "a string",
+        Node::Array(_) => "an array",
+        Node::Object(_) => "an object",
+    }
+}
+
+/// The error for a value of the wrong type at `at`: what is needed, then what was found.
+fn not(found: Node, at: &str, needed: &str) -> BundleError {
+    let problem = format!("{needed}, not {}", what(&found));
+    drop_flat(found);
+    BundleError::new(at, problem)
+}
+
 fn json(node: Node) -> Option<Json> {
     (!matches!(node, Node::Null)).then(|| Json::from_node(node))
 }
@@ -310,10 +339,7 @@ fn string(node: Node, at: &str) -> Result<Option<String>, BundleError> {
     match node {
         Node::Null => Ok(None),
         Node::String(s) => Ok(Some(s.into_string())),
-        other => {
-            drop_flat(other);
-            Err(BundleError::new(at, "must be a string or null"))
-        }
+        other => Err(not(other, at, "must be a string or null")),
     }
 }
 
@@ -321,10 +347,7 @@ fn boolean(node: Node, at: &str) -> Result<Option<bool>, BundleError> {
     match node {
         Node::Null => Ok(None),
         Node::Bool(b) => Ok(Some(b)),
-        other => {
-            drop_flat(other);
-            Err(BundleError::new(at, "must be true, false or null"))
-        }
+        other => Err(not(other, at, "must be true, false or null")),
     }
 }
 
@@ -347,10 +370,7 @@ fn integer(node: Node, at: &str, min: i64, max: i64, column: &str) -> Result<Opt
             .filter(|n| (min..=max).contains(n))
             .map(Some)
             .ok_or_else(|| BundleError::new(at, format!("{text} is not an integer within {column}"))),
-        other => {
-            drop_flat(other);
-            Err(BundleError::new(at, format!("must be an integer within {column} or null")))
-        }
+        other => Err(not(other, at, &format!("must be an integer within {column} or null"))),
     }
 }
 
@@ -429,7 +449,23 @@ mod tests {
     #[test]
     fn problems_name_their_place() {
         assert_eq!(err("{\n\"invocations\": [}"), "line 2, column 17: unexpected character '}'");
-        assert_eq!(err("[]"), "$: a bundle must be a JSON object");
+        assert_eq!(err("[]"), "$: a bundle must be a JSON object, not an array");
+        assert_eq!(
+            err(r#"{"invocations":{}}"#),
+            "$.invocations: must be an array of invocations, not an object"
+        );
+        assert_eq!(
+            err(r#"{"invocations":null}"#),
+            "$.invocations: must be an array of invocations, not null"
+        );
+        assert_eq!(
+            err(r#"{"invocations":[7]}"#),
+            "$.invocations[0]: an invocation must be a JSON object, not a number"
+        );
+        assert_eq!(
+            err(r#"{"run_id":1,"invocations":[]}"#),
+            "$.run_id: must be a string or null, not a number"
+        );
         assert_eq!(
             err(r#"{"invocations":[],"extra":1}"#),
             "$.extra: unknown key (a bundle has only run_id, session_id and invocations)"
@@ -445,7 +481,7 @@ mod tests {
         );
         assert_eq!(
             err(r#"{"invocations":[{"id":"1","tool_name":"t"}]}"#),
-            "$.invocations[0].id: must be an integer within BIGINT (i64) or null"
+            "$.invocations[0].id: must be an integer within BIGINT (i64) or null, not a string"
         );
         assert_eq!(
             err(r#"{"invocations":[{"id":9223372036854775808,"tool_name":"t"}]}"#),
@@ -465,7 +501,7 @@ mod tests {
         );
         assert_eq!(
             err(r#"{"invocations":[{"id":1,"tool_name":"t","is_truncated":"no"}]}"#),
-            "$.invocations[0].is_truncated: must be true, false or null"
+            "$.invocations[0].is_truncated: must be true, false or null, not a string"
         );
         assert_eq!(
             err(r#"{"invocations":[{"id":1,"tool_name":"t","raw_output":1,"raw_output_text":"1"}]}"#),
