@@ -568,6 +568,21 @@ fn resolve_prints_nodes_with_numbers_as_written() {
     assert_eq!((nothing.code, nothing.stdout.as_str()), (0, "[]\n"));
 }
 
+/// Issue #12: a path that selects nothing as written is resolved on the expanded view (JSON
+/// inside strings), and each node found there says so after its value.
+#[test]
+fn resolve_marks_nodes_selected_inside_strings_as_descended() {
+    let doc = br#"{"content":[{"type":"text","text":"{\"items\":[{\"message\":\"disk full\"}]}"}],"isError":false}"#;
+    let out = run_with(["resolve", "--path", "$..message", "-"], &[], Some(doc));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        "[\n  {\"path\": \"$['content'][0]['text']['items'][0]['message']\", \"value\": \"disk full\", \"descended\": true}\n]\n"
+    );
+    let plain = run_with(["resolve", "--path", "$.isError"], &[], Some(doc));
+    assert_eq!(plain.stdout, "[\n  {\"path\": \"$['isError']\", \"value\": false}\n]\n");
+}
+
 #[test]
 fn resolve_does_not_trim_the_path() {
     let out = run_with(["resolve", "--path", " $.a"], &[], Some(br#"{"a":1}"#));
