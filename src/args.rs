@@ -5,6 +5,9 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 use groundcheck_core::{Limits, Policy, Require, Rung};
 
+use crate::failure::Failure;
+use crate::raw_outputs::Template;
+
 /// Checks an AIOps agent's claimed evidence against its tools' raw outputs.
 ///
 /// Every `tool_invocation` row claims evidence as a JSONPath `raw_path` into the tool's raw
@@ -50,6 +53,8 @@ pub enum Command {
         policy: PolicyArgs,
         #[command(flatten)]
         report: ReportArgs,
+        #[command(flatten)]
+        raw: RawOutputArgs,
         /// Bundle files; `-` for standard input; folders, meaning the *.json files directly in
         /// them, in name order (subfolders are not read: a note on stderr names them).
         #[arg(required = true, value_name = "PATH")]
@@ -96,6 +101,8 @@ pub enum Command {
         policy: PolicyArgs,
         #[command(flatten)]
         report: ReportArgs,
+        #[command(flatten)]
+        raw: RawOutputArgs,
         /// Store the verdicts in evidence_verification.
         #[arg(long)]
         write: bool,
@@ -227,6 +234,27 @@ pub struct DatabaseArgs {
         default_value = "sqlite://groundcheck.db"
     )]
     pub database: String,
+}
+
+/// Where raw outputs live when the rows do not carry them: files beside each session.
+#[derive(Debug, Clone, clap::Args)]
+pub struct RawOutputArgs {
+    /// Where each row's raw output file is, for rows without a raw output of their own, e.g.
+    /// '/var/lib/agent/sessions/{session_id}/tools/{id}.json'. Placeholders: {id},
+    /// {session_id}, {run_id}, {step_id}, {tool_name}; {{ and }} are braces. A value that
+    /// could leave the folders (empty, `.`, `..`, holding `/` or `\`) names no file. `.gz` and
+    /// `.zst` files are decompressed; a missing file is also looked for with `.gz`, then `.zst`
+    /// appended. A missing or unreadable file is a warning on its row, never an error.
+    #[arg(long = "raw-outputs", value_name = "TEMPLATE", env = "GROUNDCHECK_RAW_OUTPUTS")]
+    raw_outputs: Option<String>,
+}
+
+impl RawOutputArgs {
+    /// The parsed template; an empty one (an empty variable) counts as none.
+    pub fn template(&self) -> Result<Option<Template>, Failure> {
+        let Some(text) = self.raw_outputs.as_deref().filter(|t| !t.is_empty()) else { return Ok(None) };
+        text.parse().map(Some).map_err(|e| Failure::input(format!("--raw-outputs {text:?}: {e}")))
+    }
 }
 
 /// How `verify` and `run` report: the format and the exit-code condition.

@@ -7,6 +7,7 @@ mod database;
 mod failure;
 mod load;
 mod output;
+mod raw_outputs;
 mod reverify;
 
 use std::process::ExitCode;
@@ -37,21 +38,31 @@ fn main() -> ExitCode {
     let mut output = output::Output::default();
     let out = &mut output.head;
     let result = match cli.command {
-        Command::Verify { policy, report, paths } => {
-            cmd::verify::verify(&paths, &policy.policy(), report.format, report.fail_on, &mut output)
-        }
-        Command::Resolve { path, file } => cmd::resolve::resolve(&path, &file, out),
-        Command::Run { database, policy, report, write, sessions, runs } => {
-            let keys = run_keys(&runs, &sessions, &order());
-            let args = RunArgs {
-                url: &database.database,
+        Command::Verify { policy, report, raw, paths } => raw.template().and_then(|raw| {
+            let args = cmd::verify::VerifyArgs {
+                paths: &paths,
                 policy: policy.policy(),
+                raw_outputs: raw,
                 format: report.format,
                 fail_on: report.fail_on,
-                write,
-                keys,
             };
-            block_on(cmd::run::run(args, out))
+            cmd::verify::verify(args, &mut output)
+        }),
+        Command::Resolve { path, file } => cmd::resolve::resolve(&path, &file, out),
+        Command::Run { database, policy, report, raw, write, sessions, runs } => {
+            raw.template().and_then(|raw| {
+                let keys = run_keys(&runs, &sessions, &order());
+                let args = RunArgs {
+                    url: &database.database,
+                    policy: policy.policy(),
+                    raw_outputs: raw,
+                    format: report.format,
+                    fail_on: report.fail_on,
+                    write,
+                    keys,
+                };
+                block_on(cmd::run::run(args, out))
+            })
         }
         Command::Import { database, paths } => {
             block_on(cmd::import::import(&database.database, &paths, &mut output))

@@ -47,7 +47,11 @@ where
     S: AsRef<std::ffi::OsStr>,
 {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_groundcheck"));
-    cmd.args(args).current_dir(dir).env_remove("DATABASE_URL").env_remove("NO_COLOR");
+    cmd.args(args)
+        .current_dir(dir)
+        .env_remove("DATABASE_URL")
+        .env_remove("NO_COLOR")
+        .env_remove("GROUNDCHECK_RAW_OUTPUTS");
     for (k, v) in env {
         cmd.env(k, v);
     }

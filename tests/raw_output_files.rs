@@ -92,3 +92,184 @@ fn file_warnings_sit_between_invalid_utf8_and_marker_with_refs() {
         [Warning::InvalidUtf8, Warning::RawOutputMissing, Warning::MarkerWithRefs]
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Through the real program: `--raw-outputs TEMPLATE`
+// ---------------------------------------------------------------------------------------------
+
+mod through_the_binary {
+    use std::io::Write;
+    use std::path::Path;
+
+    use serde_json::{json, Value};
+
+    use crate::harness::{run_in, Outcome};
+
+    /// `printf '{"logs":[{"message":"zstd: connection refused"}]}' | zstd -c`
+    const ZSTD: &[u8] = &[
+        0x28, 0xb5, 0x2f, 0xfd, 0x04, 0x58, 0x89, 0x01, 0x00, 0x7b, 0x22, 0x6c, 0x6f, 0x67, 0x73, 0x22, 0x3a,
+        0x5b, 0x7b, 0x22, 0x6d, 0x65, 0x73, 0x73, 0x61, 0x67, 0x65, 0x22, 0x3a, 0x22, 0x7a, 0x73, 0x74, 0x64,
+        0x3a, 0x20, 0x63, 0x6f, 0x6e, 0x6e, 0x65, 0x63, 0x74, 0x69, 0x6f, 0x6e, 0x20, 0x72, 0x65, 0x66, 0x75,
+        0x73, 0x65, 0x64, 0x22, 0x7d, 0x5d, 0x7d, 0x00, 0x1d, 0xa7, 0x39,
+    ];
+
+    fn gzip(bytes: &[u8]) -> Vec<u8> {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        encoder.write_all(bytes).unwrap();
+        encoder.finish().unwrap()
+    }
+
+    fn output(message: &str) -> String {
+        json!({"logs": [{"message": message}]}).to_string()
+    }
+
+    /// A row without a raw output, claiming `refused` at `$.logs[0].message`.
+    fn row(id: i64, session: Value) -> Value {
+        json!({"id": id, "session_id": session, "run_id": "run-files", "step_id": id, "tool_name": "query_logs",
+               "retrieval_details": {"evidence_status": "supported",
+                                     "evidence_refs": [{"raw_path": "$.logs[0].message", "text": "refused"}]}})
+    }
+
+    /// A session folder under `dir/sessions/s1/tools/` with one file per case, and the bundle.
+    fn session(dir: &Path) -> Vec<Value> {
+        let tools = dir.join("sessions/s1/tools");
+        std::fs::create_dir_all(&tools).unwrap();
+        std::fs::write(tools.join("1.json"), output("plain: connection refused")).unwrap();
+        std::fs::write(tools.join("2.json.gz"), gzip(output("gzip: connection refused").as_bytes())).unwrap();
+        std::fs::write(tools.join("3.json.zst"), ZSTD).unwrap();
+        // 4: missing. 5: a folder where the file should be.
+        std::fs::create_dir(tools.join("5.json")).unwrap();
+        std::fs::write(tools.join("6.json"), b"{\"logs\":[{\"message\":\"caf\xe9 refused\"}]}").unwrap();
+        std::fs::write(tools.join("7.json"), "not JSON: connection refused").unwrap();
+        let mut rows: Vec<Value> = (1..=7).map(|id| row(id, json!("s1"))).collect();
+        // Values that would leave the folder.
+        for (id, session) in
+            [(11, ".."), (12, "s1/../s1"), (13, "s1\\tools"), (14, "s1\u{0}x"), (15, "."), (16, "")]
+        {
+            rows.push(row(id, json!(session)));
+        }
+        // The row's own raw output wins over its file.
+        let mut own = row(1, json!("s1"));
+        own["run_id"] = json!("run-own");
+        own["raw_output_text"] = json!(output("own output, nothing to see"));
+        rows.push(own);
+        rows
+    }
+
+    fn write_bundle(dir: &Path, rows: Vec<Value>) {
+        std::fs::write(dir.join("bundle.json"), json!({"invocations": rows}).to_string()).unwrap();
+    }
+
+    fn verify(dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> Outcome {
+        let mut args = vec!["verify", "--format", "json"];
+        args.extend_from_slice(extra);
+        args.push("bundle.json");
+        run_in(dir, args, env, None)
+    }
+
+    /// `id → (source, outcome, warnings)` of a report.
+    fn verdicts(out: &Outcome) -> Vec<(i64, String, String, Vec<String>)> {
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let report: Value = serde_json::from_str(&out.stdout).unwrap();
+        let mut all = Vec::new();
+        for run in report["runs"].as_array().unwrap() {
+            for inv in run["invocations"].as_array().unwrap() {
+                let warnings =
+                    inv["warnings"].as_array().unwrap().iter().map(|w| w.as_str().unwrap().to_string());
+                all.push((
+                    inv["id"].as_i64().unwrap(),
+                    inv["source"].as_str().unwrap().to_string(),
+                    inv["refs"][0]["outcome"].as_str().unwrap().to_string(),
+                    warnings.collect(),
+                ));
+            }
+        }
+        all
+    }
+
+    fn case(id: i64, source: &str, outcome: &str, warnings: &[&str]) -> (i64, String, String, Vec<String>) {
+        (id, source.into(), outcome.into(), warnings.iter().map(|w| w.to_string()).collect())
+    }
+
+    #[test]
+    fn every_file_case_gets_its_verdict_and_nothing_escapes_the_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        write_bundle(dir.path(), session(dir.path()));
+        let template = "sessions/{session_id}/tools/{id}.json";
+        let out = verify(dir.path(), &["--raw-outputs", template], &[]);
+        let unsafe_ = |id| case(id, "none", "raw_output_unavailable", &["raw_output_path_unsafe"]);
+        assert_eq!(
+            verdicts(&out),
+            [
+                case(1, "file", "verified", &[]),
+                case(2, "file", "verified", &[]),
+                case(3, "file", "verified", &[]),
+                case(4, "none", "raw_output_unavailable", &["raw_output_missing"]),
+                case(5, "none", "raw_output_unavailable", &["raw_output_unreadable"]),
+                case(6, "file", "verified", &["invalid_utf8"]),
+                case(7, "file", "path_not_found", &[]),
+                unsafe_(11),
+                unsafe_(12),
+                unsafe_(13),
+                unsafe_(14),
+                unsafe_(15),
+                unsafe_(16),
+                case(1, "raw_output", "text_not_found", &[]),
+            ]
+        );
+        // Without the template every row but the last has no raw output.
+        let plain = verdicts(&verify(dir.path(), &[], &[]));
+        assert!(plain[..13].iter().all(|(_, source, _, w)| source == "none" && w.is_empty()), "{plain:?}");
+        // The environment variable does the same as the flag; the flag wins over it.
+        assert_eq!(verify(dir.path(), &[], &[("GROUNDCHECK_RAW_OUTPUTS", template)]).stdout, out.stdout);
+        let flag_wins =
+            verify(dir.path(), &["--raw-outputs", template], &[("GROUNDCHECK_RAW_OUTPUTS", "x/{id}")]);
+        assert_eq!(flag_wins.stdout, out.stdout);
+    }
+
+    #[test]
+    fn the_size_limit_applies_after_decompression_and_a_bomb_costs_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let tools = dir.path().join("tools");
+        std::fs::create_dir(&tools).unwrap();
+        // 1 GiB of zeros: 1,024 gzip members of 1 MiB each, 1 MB on disk.
+        let member = gzip(&vec![0u8; 1 << 20]);
+        std::fs::write(tools.join("1.json.gz"), member.repeat(1024)).unwrap();
+        let text = output("connection refused");
+        std::fs::write(tools.join("2.json.gz"), gzip(text.as_bytes())).unwrap();
+        write_bundle(dir.path(), vec![row(1, json!("s")), row(2, json!("s"))]);
+        let template = ["--raw-outputs", "tools/{id}.json.gz"];
+        assert_eq!(
+            verdicts(&verify(dir.path(), &template, &[])),
+            [case(1, "file", "limit_exceeded", &[]), case(2, "file", "verified", &[])]
+        );
+        let limit = text.len().to_string();
+        let at_limit =
+            verdicts(&verify(dir.path(), &[&template[..], &["--max-output-bytes", &limit]].concat(), &[]));
+        assert_eq!(at_limit[1], case(2, "file", "verified", &[]));
+        let below = (text.len() - 1).to_string();
+        let over =
+            verdicts(&verify(dir.path(), &[&template[..], &["--max-output-bytes", &below]].concat(), &[]));
+        assert_eq!(over[1], case(2, "file", "limit_exceeded", &[]));
+    }
+
+    #[test]
+    fn a_bad_template_is_one_line_and_exit_two() {
+        let dir = tempfile::tempdir().unwrap();
+        write_bundle(dir.path(), vec![row(1, json!("s"))]);
+        for (template, says) in [
+            ("s/{session}/{id}.json", "character 3: unknown placeholder `{session}`"),
+            ("s/{id.json", "character 3: a `{` that is never closed"),
+            ("s/}{id}", "character 3: a lone `}`"),
+        ] {
+            let out = verify(dir.path(), &["--raw-outputs", template], &[]);
+            assert_eq!(out.code, 2, "{template}");
+            assert!(out.stdout.is_empty());
+            assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+            assert!(out.stderr.starts_with("--raw-outputs \""), "{}", out.stderr);
+            assert!(out.stderr.contains(says), "{template}: {}", out.stderr);
+        }
+        // Literal braces are fine.
+        assert_eq!(verify(dir.path(), &["--raw-outputs", "s/{{x}}/{id}"], &[]).code, 0);
+    }
+}

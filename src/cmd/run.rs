@@ -7,6 +7,7 @@ use crate::args::{FailOn, Format};
 use crate::database;
 use crate::failure::Failure;
 use crate::output::{exit_code, write_report};
+use crate::raw_outputs::{self, Template};
 
 /// Reads each selected run in one query; a selector that matches no row is an error.
 pub async fn read_runs(store: &Store, keys: &[RunKey]) -> Result<Vec<Run>, Failure> {
@@ -24,6 +25,8 @@ pub async fn read_runs(store: &Store, keys: &[RunKey]) -> Result<Vec<Run>, Failu
 pub struct RunArgs<'a> {
     pub url: &'a str,
     pub policy: Policy,
+    /// Where rows without a raw output of their own find one (`--raw-outputs`).
+    pub raw_outputs: Option<Template>,
     pub format: Format,
     pub fail_on: FailOn,
     pub write: bool,
@@ -32,7 +35,12 @@ pub struct RunArgs<'a> {
 
 pub async fn run(args: RunArgs<'_>, out: &mut Vec<u8>) -> Result<u8, Failure> {
     let store = database::open(args.url).await?;
-    let runs = read_runs(&store, &args.keys).await?;
+    let mut runs = read_runs(&store, &args.keys).await?;
+    if let Some(template) = &args.raw_outputs {
+        for run in &mut runs {
+            raw_outputs::attach(template, &mut run.invocations, args.policy.limits.max_output_bytes);
+        }
+    }
     let report = verify_runs(&runs, &args.policy);
     if args.write {
         let verdicts: Vec<_> = report

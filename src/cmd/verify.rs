@@ -8,18 +8,28 @@ use crate::args::{FailOn, Format};
 use crate::failure::Failure;
 use crate::load;
 use crate::output::{exit_code, write_report_of_files, Output};
+use crate::raw_outputs::{self, Template};
+
+/// What `verify` was asked to do.
+pub struct VerifyArgs<'a> {
+    pub paths: &'a [PathBuf],
+    pub policy: Policy,
+    /// Where rows without a raw output of their own find one (`--raw-outputs`).
+    pub raw_outputs: Option<Template>,
+    pub format: Format,
+    pub fail_on: FailOn,
+}
 
 /// Verifies every bundle the PATHs name and prints the report; the exit code is `--fail-on`'s.
-pub fn verify(
-    paths: &[PathBuf],
-    policy: &Policy,
-    format: Format,
-    fail_on: FailOn,
-    out: &mut Output,
-) -> Result<u8, Failure> {
-    let loaded = load::load_runs(paths)?;
-    let report = verify_runs(&loaded.runs, policy);
-    write_report_of_files(&report, format, loaded.files, &mut out.head)?;
+pub fn verify(args: VerifyArgs<'_>, out: &mut Output) -> Result<u8, Failure> {
+    let mut loaded = load::load_runs(args.paths)?;
+    if let Some(template) = &args.raw_outputs {
+        for run in &mut loaded.runs {
+            raw_outputs::attach(template, &mut run.invocations, args.policy.limits.max_output_bytes);
+        }
+    }
+    let report = verify_runs(&loaded.runs, &args.policy);
+    write_report_of_files(&report, args.format, loaded.files, &mut out.head)?;
     out.notes.extend(loaded.notes);
-    Ok(exit_code(&report, fail_on))
+    Ok(exit_code(&report, args.fail_on))
 }

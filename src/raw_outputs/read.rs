@@ -1,0 +1,176 @@
+//! Reading one raw-output file: decompressed when its name ends in `.gz` or `.zst`, never
+//! more than one byte past the size limit (so a compression bomb costs nothing), and decoded
+//! as UTF-8 with U+FFFD where it is not.
+
+use std::fs::File;
+use std::io::{self, BufRead, Read};
+use std::path::{Path, PathBuf};
+
+use groundcheck_core::RawOutputFile;
+use ruzstd::decoding::{FrameDecoder, StreamingDecoder};
+
+/// What reading `path` found, and whether its bytes had to be decoded lossily. A file that
+/// does not exist is looked for again with `.gz`, then `.zst`, appended (outputs compressed in
+/// place after the run), unless its name already says it is compressed.
+pub fn read(path: &Path, max_bytes: usize) -> (RawOutputFile, bool) {
+    let mut candidates = vec![path.to_path_buf()];
+    if compression(path) == Compression::None {
+        candidates.extend([".gz", ".zst"].map(|ext| with_suffix(path, ext)));
+    }
+    for candidate in &candidates {
+        match File::open(candidate) {
+            Ok(file) => return read_open(file, candidate, max_bytes),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+            Err(_) => return (RawOutputFile::Unreadable, false),
+        }
+    }
+    (RawOutputFile::Missing, false)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Compression {
+    None,
+    Gzip,
+    Zstd,
+}
+
+fn compression(path: &Path) -> Compression {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("gz") => Compression::Gzip,
+        Some("zst") => Compression::Zstd,
+        _ => Compression::None,
+    }
+}
+
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_os_string();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+fn read_open(file: File, path: &Path, max_bytes: usize) -> (RawOutputFile, bool) {
+    // A folder opens on Linux; reading it fails, which `read_to_end` reports below.
+    let reader: Box<dyn Read> = match compression(path) {
+        Compression::None => Box::new(file),
+        Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(io::BufReader::new(file))),
+        Compression::Zstd => match ZstdFrames::new(io::BufReader::new(file)) {
+            Ok(frames) => Box::new(frames),
+            Err(_) => return (RawOutputFile::Unreadable, false),
+        },
+    };
+    let mut bytes = Vec::new();
+    let limit = u64::try_from(max_bytes).unwrap_or(u64::MAX).saturating_add(1);
+    if reader.take(limit).read_to_end(&mut bytes).is_err() {
+        return (RawOutputFile::Unreadable, false);
+    }
+    if bytes.len() > max_bytes {
+        return (RawOutputFile::OverLimit, false);
+    }
+    match String::from_utf8(bytes) {
+        Ok(text) => (RawOutputFile::Read(text), false),
+        Err(e) => (RawOutputFile::Read(String::from_utf8_lossy(e.as_bytes()).into_owned()), true),
+    }
+}
+
+/// Every frame of a zstd stream in turn: `cat a.zst b.zst` is one valid file, but ruzstd's
+/// decoder stops after the first frame, which would silently cut the document short.
+struct ZstdFrames<R: BufRead> {
+    decoder: Option<StreamingDecoder<R, FrameDecoder>>,
+}
+
+impl<R: BufRead> ZstdFrames<R> {
+    fn new(source: R) -> io::Result<ZstdFrames<R>> {
+        Ok(ZstdFrames { decoder: Some(StreamingDecoder::new(source).map_err(io::Error::other)?) })
+    }
+}
+
+impl<R: BufRead> Read for ZstdFrames<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            let Some(mut decoder) = self.decoder.take() else { return Ok(0) };
+            let n = decoder.read(buf)?;
+            if n > 0 || buf.is_empty() {
+                self.decoder = Some(decoder);
+                return Ok(n);
+            }
+            let mut source = decoder.into_inner();
+            if source.fill_buf()?.is_empty() {
+                return Ok(0);
+            }
+            self.decoder = Some(StreamingDecoder::new(source).map_err(io::Error::other)?);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+
+    fn gzip(bytes: &[u8]) -> Vec<u8> {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        encoder.write_all(bytes).unwrap();
+        encoder.finish().unwrap()
+    }
+
+    #[test]
+    fn plain_gzip_and_missing_files() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("1.json"), "{\"a\":1}").unwrap();
+        std::fs::write(dir.path().join("2.json.gz"), gzip(b"{\"b\":2}")).unwrap();
+        let read = |name: &str| read(&dir.path().join(name), 100).0;
+        assert_eq!(read("1.json"), RawOutputFile::Read("{\"a\":1}".into()));
+        assert_eq!(read("2.json.gz"), RawOutputFile::Read("{\"b\":2}".into()));
+        assert_eq!(read("2.json"), RawOutputFile::Read("{\"b\":2}".into()), "the compressed sibling");
+        assert_eq!(read("3.json"), RawOutputFile::Missing);
+        assert_eq!(read("3.json.gz"), RawOutputFile::Missing, "no sibling of a compressed name");
+    }
+
+    #[test]
+    fn zstd_files_and_a_bomb_stop_one_byte_past_the_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        // `printf '{"z":"zstd"}' | zstd -c`
+        let zst = [
+            0x28, 0xb5, 0x2f, 0xfd, 0x04, 0x58, 0x61, 0x00, 0x00, 0x7b, 0x22, 0x7a, 0x22, 0x3a, 0x22, 0x7a,
+            0x73, 0x74, 0x64, 0x22, 0x7d, 0xb1, 0x64, 0xfd, 0x50,
+        ];
+        std::fs::write(dir.path().join("z.json.zst"), zst).unwrap();
+        assert_eq!(read(&dir.path().join("z.json"), 100).0, RawOutputFile::Read("{\"z\":\"zstd\"}".into()));
+        // Two frames, `printf '{"a":' | zstd -c; printf '1}' | zstd -c`, are one document.
+        let frames = [
+            0x28, 0xb5, 0x2f, 0xfd, 0x04, 0x58, 0x29, 0x00, 0x00, 0x7b, 0x22, 0x61, 0x22, 0x3a, 0xbe, 0x38,
+            0x83, 0x1e, 0x28, 0xb5, 0x2f, 0xfd, 0x04, 0x58, 0x11, 0x00, 0x00, 0x31, 0x7d, 0xd4, 0xd0, 0x7e,
+            0xe3,
+        ];
+        std::fs::write(dir.path().join("two.zst"), frames).unwrap();
+        assert_eq!(read(&dir.path().join("two.zst"), 100).0, RawOutputFile::Read("{\"a\":1}".into()));
+        // 1 GiB of zeros as 1,024 gzip members of 1 MiB each: only 1 KiB and one byte are
+        // ever decompressed.
+        let member = gzip(&vec![0u8; 1 << 20]);
+        std::fs::write(dir.path().join("bomb.gz"), member.repeat(1024)).unwrap();
+        assert_eq!(read(&dir.path().join("bomb.gz"), 1024).0, RawOutputFile::OverLimit);
+    }
+
+    #[test]
+    fn folders_broken_archives_and_the_size_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("dir.json")).unwrap();
+        std::fs::write(dir.path().join("bad.gz"), b"not gzip").unwrap();
+        std::fs::write(dir.path().join("bad.zst"), b"not zstd").unwrap();
+        std::fs::write(dir.path().join("ten"), b"0123456789").unwrap();
+        let read = |name: &str, max| read(&dir.path().join(name), max).0;
+        assert_eq!(read("dir.json", 100), RawOutputFile::Unreadable);
+        assert_eq!(read("bad.gz", 100), RawOutputFile::Unreadable);
+        assert_eq!(read("bad.zst", 100), RawOutputFile::Unreadable);
+        assert_eq!(read("ten", 10), RawOutputFile::Read("0123456789".into()));
+        assert_eq!(read("ten", 9), RawOutputFile::OverLimit);
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_are_replaced_and_flagged() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("x"), b"caf\xe9").unwrap();
+        assert_eq!(read(&dir.path().join("x"), 100), (RawOutputFile::Read("caf\u{fffd}".into()), true));
+    }
+}
