@@ -60,8 +60,8 @@ use std::collections::HashSet;
 
 use groundcheck_core::{
     resolve, verify_invocation, verify_invocation_general, verify_run, Bundle, Invocation, Json, Limits,
-    Policy, RawOutput, Reason, RefOutcome, RefReport, Require, ResolveError, RunSet, Rung, Source, Status, Verdict,
-    Warning,
+    Policy, RawOutput, Reason, RefOutcome, RefReport, Require, ResolveError, RunSet, Rung, Source, Status,
+    Verdict, Warning,
 };
 
 /// The `bundle_parse` target on one input.

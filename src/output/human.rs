@@ -157,12 +157,18 @@ fn path_problem(outcome: RefOutcome, raw_path: &str) -> Option<String> {
 /// A warning's name and what it means.
 fn warning(w: Warning) -> String {
     let meaning = match w {
-        Warning::InvalidUtf8 => "a text column or raw-output file was not valid UTF-8 and was read with U+FFFD replacements",
-        Warning::RawOutputPathUnsafe => "a value --raw-outputs needs could leave its folders, so no file was looked for",
+        Warning::InvalidUtf8 => {
+            "a text column or raw-output file was not valid UTF-8 and was read with U+FFFD replacements"
+        }
+        Warning::RawOutputPathUnsafe => {
+            "a value --raw-outputs needs could leave its folders, so no file was looked for"
+        }
         Warning::RawOutputMissing => "the --raw-outputs file does not exist",
         Warning::RawOutputUnreadable => "the --raw-outputs file could not be read",
         Warning::MarkerWithRefs => "no-evidence markers beside real refs were ignored",
-        Warning::DescendedIntoString => "a path selected nothing as written and was run on the JSON inside its strings",
+        Warning::DescendedIntoString => {
+            "a path selected nothing as written and was run on the JSON inside its strings"
+        }
     };
     format!("{}: {meaning}", w.as_str())
 }
