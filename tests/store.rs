@@ -226,7 +226,7 @@ fn importing_twice_changes_nothing_and_collisions_change_nothing_either() {
         assert_eq!(out.code, 2);
         assert!(
             out.stderr.ends_with(
-                "$.invocations[0]: session_id is required by tool_invocation (NOT NULL in the seed table)\n"
+                "$.invocations[0]: session_id is missing: the tool_invocation table requires it\n"
             ),
             "{}",
             out.stderr
@@ -392,7 +392,8 @@ fn the_default_database_is_groundcheck_db_in_the_working_folder() {
     let out =
         run_in(dir.path(), ["run", "run-20261130-order-5xx"], &[("DATABASE_URL", "sqlite://other.db")], None);
     assert_eq!(out.code, 2, "other.db is empty");
-    assert!(dir.path().join("other.db").is_file());
+    assert!(out.stderr.contains("no such database file"), "{}", out.stderr);
+    assert!(!dir.path().join("other.db").exists(), "a reader creates no file");
 }
 
 #[test]
