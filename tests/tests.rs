@@ -3,6 +3,7 @@
 //! every fixture.
 
 mod cli;
+mod connect;
 /// The seeded corpus generator of `examples/corpus.rs`, shared by the tests that need volume.
 #[path = "../examples/corpus.rs"]
 mod corpus;
@@ -14,8 +15,10 @@ mod fuzz_regressions;
 mod harness;
 mod hostile;
 mod properties;
+mod read_only;
 mod reverify;
 mod rules;
 mod schema;
+mod secrets;
 mod snapshots;
 mod store;
