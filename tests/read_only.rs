@@ -177,6 +177,23 @@ fn a_reader_sees_what_is_still_in_the_write_ahead_log() {
         let out = place.reader(&["run", "--database", &url, "--format", "json", RUN]);
         assert_eq!(out.code, 0, "reader with a pending log: {}", out.stderr);
         assert!(out.stdout.contains("renamed_tool"), "the log's rows are read: {}", out.stdout);
+
+        // As a crash leaves it: the log without its shared-memory file, which SQLite would
+        // have to create. Reading the file alone would miss the renamed tool: refused.
+        let crashed = place.open.join("crashed");
+        std::fs::create_dir(&crashed).unwrap();
+        for name in ["g.db", "g.db-wal"] {
+            std::fs::copy(place.db_dir.join(name), crashed.join(name)).unwrap();
+            chmod(&crashed.join(name), 0o444);
+        }
+        chmod(&crashed, 0o555);
+        let crashed_url = format!("sqlite://{}", crashed.join("g.db").display());
+        let out = place.reader(&["run", "--database", &crashed_url, "--format", "json", RUN]);
+        let line = failure_line("reader of a crashed database", &out);
+        assert!(line.starts_with(&format!("{crashed_url}: cannot open: ")), "{line}");
+        let pending = format!("changes are pending in {}", crashed.join("g.db-wal").display());
+        assert!(line.contains(&pending), "{line}");
+        chmod(&crashed, 0o755);
         chmod(&place.db_dir, 0o755);
         writer.close().await.unwrap();
     });

@@ -104,18 +104,26 @@ async fn sqlite(url: &str, read_only: bool) -> Result<SqlitePool, StoreError> {
         return Err(StoreError::new(ErrorKind::NoSuchDatabase, url, connecting(url), message));
     }
     let options = options.read_only(true);
-    match sqlite_pool(options.clone()).await {
-        Ok(pool) => Ok(pool),
-        // Reading the file alone is right only when nothing is pending beside it.
-        Err(e)
-            if needs_shared_memory(&e)
-                && !beside(&file, "-wal").exists()
-                && !beside(&file, "-journal").exists() =>
-        {
-            sqlite_pool(options.immutable(true)).await.map_err(|e| StoreError::connect(url, &e))
-        }
-        Err(e) => Err(StoreError::connect(url, &e)),
-    }
+    let err = match sqlite_pool(options.clone()).await {
+        Ok(pool) => return Ok(pool),
+        Err(e) if !needs_shared_memory(&e) => return Err(StoreError::connect(url, &e)),
+        Err(e) => e,
+    };
+    // Reading the file alone is right only when nothing is pending beside it.
+    let pending = [beside(&file, "-wal"), beside(&file, "-journal")].into_iter().find(|p| p.exists());
+    let Some(pending) = pending else {
+        return sqlite_pool(options.immutable(true)).await.map_err(|e| StoreError::connect(url, &e));
+    };
+    let mut error = StoreError::connect(url, &err);
+    error.kind = ErrorKind::ReadOnlyFile;
+    error.message = format!(
+        "{} (SQLite code {}): changes are pending in {}, and reading them needs a file SQLite may not \
+         create in this folder; open the database once as a user who may write the folder",
+        sqlite_message(&err),
+        sqlite_code(&err),
+        pending.display()
+    );
+    Err(error)
 }
 
 /// A pool whose first connection has read the schema, so that a file that cannot be read
@@ -140,9 +148,21 @@ async fn sqlite_pool(options: SqliteConnectOptions) -> Result<SqlitePool, sqlx::
 /// (the `-shm` a write-ahead-log database is read through): SQLITE_READONLY and
 /// SQLITE_CANTOPEN, with any extended code.
 fn needs_shared_memory(err: &sqlx::Error) -> bool {
-    let sqlx::Error::Database(db) = err else { return false };
-    let code: i64 = db.code().and_then(|c| c.parse().ok()).unwrap_or(0);
-    matches!(code & 0xff, 8 | 14)
+    matches!(sqlite_code(err) & 0xff, 8 | 14)
+}
+
+/// SQLite's extended result code of a database error, 0 for any other error.
+fn sqlite_code(err: &sqlx::Error) -> i64 {
+    let sqlx::Error::Database(db) = err else { return 0 };
+    db.code().and_then(|c| c.parse().ok()).unwrap_or(0)
+}
+
+/// SQLite's own message of a database error.
+fn sqlite_message(err: &sqlx::Error) -> String {
+    match err {
+        sqlx::Error::Database(db) => db.message().to_string(),
+        other => other.to_string(),
+    }
 }
 
 /// A file SQLite keeps beside `file`: its write-ahead log (`-wal`) or rollback journal
