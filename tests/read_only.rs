@@ -97,6 +97,13 @@ impl Place {
     }
 }
 
+impl Drop for Place {
+    /// Writable again, so that a user who is not root can remove the folder.
+    fn drop(&mut self) {
+        let _ = std::fs::set_permissions(&self.db_dir, std::fs::Permissions::from_mode(0o755));
+    }
+}
+
 fn chmod(path: &Path, mode: u32) {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
 }
@@ -291,4 +298,17 @@ fn a_missing_file_is_an_error_for_readers_and_created_for_writers() {
             assert_eq!(integers(&url, count).len(), 1, "{}: migrated: {count}", args[0]);
         }
     }
+}
+
+/// A file the user may not read at all is named as such, not blamed on its folder.
+#[test]
+fn a_file_the_user_may_not_read_says_so() {
+    let (place, url) = Place::imported();
+    chmod(&place.db_dir.join("g.db"), 0o000);
+    let line = failure_line("unreadable file", &place.reader(&["run", "--database", &url, RUN]));
+    let file = place.db_dir.join("g.db");
+    assert_eq!(
+        line,
+        format!("{url}: cannot open: this user may not read the database file ({})", file.display())
+    );
 }

@@ -99,9 +99,16 @@ async fn sqlite(url: &str, read_only: bool) -> Result<SqlitePool, StoreError> {
         return sqlite_pool(options).await.map_err(|e| StoreError::connect(url, &e));
     }
     let file = options.get_filename().to_path_buf();
-    if !file.exists() {
-        let message = format!("no such database file ({})", file.display());
-        return Err(StoreError::new(ErrorKind::NoSuchDatabase, url, connecting(url), message));
+    match std::fs::File::open(&file) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let message = format!("no such database file ({})", file.display());
+            return Err(StoreError::new(ErrorKind::NoSuchDatabase, url, connecting(url), message));
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+            let message = format!("this user may not read the database file ({})", file.display());
+            return Err(StoreError::new(ErrorKind::Other, url, connecting(url), message));
+        }
+        _ => {}
     }
     let options = options.read_only(true);
     let err = match sqlite_pool(options.clone()).await {
