@@ -1,18 +1,19 @@
-//! What ends a command early: one line for a person, and the exit code (SPEC §5).
+//! What ends a command early: one line for a person on stderr, then exit code 2.
 
 use std::path::Path;
 
-/// A command that cannot finish: printed as one stderr line.
+/// A command that cannot finish: bad usage, bad input, or a database that failed. Printed as
+/// one stderr line; the exit code is always 2 (1 means a `--fail-on` condition was met,
+/// which is a finished command, not a failure).
 #[derive(Debug)]
 pub struct Failure {
     pub message: String,
-    pub code: u8,
 }
 
 impl Failure {
-    /// Bad usage or input: exit code 2.
+    /// Bad usage or input.
     pub fn input(message: impl Into<String>) -> Failure {
-        Failure { message: message.into(), code: 2 }
+        Failure { message: message.into() }
     }
 
     /// A file that cannot be read, named with the reason.

@@ -112,14 +112,14 @@ fn main() -> ExitCode {
                 Ok(()) => ExitCode::from(code),
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
                 Err(e) => {
-                    eprintln!("groundcheck: cannot write the output: {e}");
+                    eprintln!("stdout: cannot write the output: {e}");
                     ExitCode::from(2)
                 }
             }
         }
         Err(failure) => {
             eprintln!("{}", failure.message);
-            ExitCode::from(failure.code)
+            ExitCode::from(2)
         }
     }
 }
@@ -158,6 +158,6 @@ fn block_on<F: std::future::Future<Output = Result<u8, Failure>>>(future: F) -> 
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
     match runtime {
         Ok(runtime) => runtime.block_on(future),
-        Err(e) => Err(Failure::input(format!("groundcheck: cannot start the async runtime: {e}"))),
+        Err(e) => Err(Failure::input(format!("tokio runtime: cannot start: {e}"))),
     }
 }

@@ -469,7 +469,7 @@ fn human_output_of_run_shows_invalid_utf8() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(
         out.stdout.contains(
-            "\n      warning invalid_utf8: a text column was not valid UTF-8 and was read with U+FFFD replacements\n"
+            "\n      warning invalid_utf8: a text column or raw-output file was not valid UTF-8 and was read with U+FFFD replacements\n"
         ),
         "{}",
         out.stdout

@@ -135,3 +135,23 @@ pub fn integers(url: &str, sql: &'static str) -> Vec<i64> {
         }
     })
 }
+
+/// The texts of the first column of a query's rows.
+pub fn texts(url: &str, sql: &'static str) -> Vec<String> {
+    use sqlx::Row;
+    block_on(async {
+        if url.starts_with("postgres") {
+            let mut conn = <sqlx::PgConnection as sqlx::Connection>::connect(url).await.unwrap();
+            let rows = sqlx::query(sql).fetch_all(&mut conn).await.unwrap();
+            rows.iter().map(|r| r.get::<String, _>(0)).collect()
+        } else if url.starts_with("mysql") {
+            let mut conn = <sqlx::MySqlConnection as sqlx::Connection>::connect(url).await.unwrap();
+            let rows = sqlx::query(sql).fetch_all(&mut conn).await.unwrap();
+            rows.iter().map(|r| r.get::<String, _>(0)).collect()
+        } else {
+            let mut conn = <sqlx::SqliteConnection as sqlx::Connection>::connect(url).await.unwrap();
+            let rows = sqlx::query(sql).fetch_all(&mut conn).await.unwrap();
+            rows.iter().map(|r| r.get::<String, _>(0)).collect()
+        }
+    })
+}

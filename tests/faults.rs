@@ -294,7 +294,6 @@ fn a_write_that_fails_mid_job_keeps_whole_batches_and_resume_completes() {
 
         let out = gc(url, &["reverify", "--write", "--batch-rows", &BATCH.to_string(), "--format", "json"]);
         let line = failure_line(name, &out);
-        let _ = writeln!(std::io::stderr(), "{name}: failed write: {line}");
         assert!(line.starts_with(&groundcheck_store::redact(url)), "{name}: names the database: {line}");
         assert!(line.contains(&format!("writing verdicts: id {victim}")), "{name}: names the row: {line}");
         assert!(
@@ -382,7 +381,6 @@ fn assert_write_refused(what: &str, url: &str, check_url: &str) {
     ] {
         let out = gc(url, args);
         let line = failure_line(what, &out);
-        let _ = writeln!(std::io::stderr(), "{what}: {line}");
         assert!(line.starts_with(&groundcheck_store::redact(url)), "{what}: names the database: {line}");
         assert!(line.contains("writing verdicts"), "{what}: says what failed: {line}");
         assert!(REFUSED.iter().any(|r| line.contains(r)), "{what}: says the write was refused: {line}");
@@ -517,7 +515,6 @@ fn a_select_only_user_can_run_reverify_and_export_but_not_write() {
         args.extend(&picked);
         let out = gc(&ro, &args);
         let line = failure_line(&what, &out);
-        let _ = writeln!(std::io::stderr(), "{what}: run --write: {line}");
         assert!(line.starts_with(&groundcheck_store::redact(&ro)), "{what}: names the database: {line}");
         assert!(REFUSED.iter().any(|r| line.contains(r)), "{what}: says the write was refused: {line}");
         let other_policy = integers(
@@ -630,13 +627,11 @@ fn killed_connections_mid_job_leave_a_consistent_checkpoint_and_resume_finishes(
         assert!(kills > 0, "{name}: the job ended before any of its connections was killed");
         let (rows_done, _, done) = checkpoint(url).unwrap_or((0, String::new(), false));
         if out.code == 0 {
-            let _ = writeln!(std::io::stderr(), "{name}: the pool reconnected through {kills} kills");
             let report = json(name, &out);
             assert_eq!(report["summary"]["invocations"].as_i64(), Some(total), "{name}");
             assert!(done && rows_done == total, "{name}: a finished job's checkpoint is done");
         } else {
             let line = failure_line(name, &out);
-            let _ = writeln!(std::io::stderr(), "{name}: stopped after {kills} kills: {line}");
             assert!(
                 line.starts_with(&groundcheck_store::redact(&job_url)),
                 "{name}: names the database: {line}"

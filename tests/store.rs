@@ -393,7 +393,8 @@ fn the_default_database_is_groundcheck_db_in_the_working_folder() {
     let out =
         run_in(dir.path(), ["run", "run-20261130-order-5xx"], &[("DATABASE_URL", "sqlite://other.db")], None);
     assert_eq!(out.code, 2, "other.db is empty");
-    assert!(dir.path().join("other.db").is_file());
+    assert!(out.stderr.contains("no such database file"), "{}", out.stderr);
+    assert!(!dir.path().join("other.db").exists(), "a reader creates no file");
 }
 
 #[test]

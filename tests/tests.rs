@@ -3,6 +3,7 @@
 //! insta snapshots of every fixture.
 
 mod cli;
+mod connect;
 /// The seeded corpus generator of `examples/corpus.rs`, shared by the tests that need volume.
 #[path = "../examples/corpus.rs"]
 mod corpus;
@@ -16,9 +17,11 @@ mod hostile;
 mod json_in_strings;
 mod properties;
 mod raw_output_files;
+mod read_only;
 mod readme;
 mod reverify;
 mod rules;
 mod schema;
+mod secrets;
 mod snapshots;
 mod store;

@@ -11,7 +11,7 @@ use crate::database;
 use crate::failure::Failure;
 
 pub async fn export(url: &str, keys: &[RunKey], dir: &Path, out: &mut Vec<u8>) -> Result<u8, Failure> {
-    let store = database::open(url).await?;
+    let store = database::open_read_only(url).await?;
     // Read everything first: a missing run writes no file at all.
     let runs = read_runs(&store, keys).await?;
     store.close().await;

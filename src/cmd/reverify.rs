@@ -59,7 +59,8 @@ pub async fn reverify(args: ReverifyArgs<'_>, out: &mut Output) -> Result<u8, Fa
     );
     let job_id = format!("{:016x}", fnv1a(arguments.bytes()));
 
-    let store = database::open(args.url).await?;
+    let store =
+        if args.write { database::open(args.url).await? } else { database::open_read_only(args.url).await? };
     let mut keys: Vec<RunKey> = store.list_keys(&window).await.map_err(database::failure)?;
     keys.retain(|k| shard.owns(k) && (runs.is_empty() || matches!(k, RunKey::Run(id) if runs.contains(id))));
     let mut rows_before = 0;

@@ -34,7 +34,8 @@ pub struct RunArgs<'a> {
 }
 
 pub async fn run(args: RunArgs<'_>, out: &mut Vec<u8>) -> Result<u8, Failure> {
-    let store = database::open(args.url).await?;
+    let store =
+        if args.write { database::open(args.url).await? } else { database::open_read_only(args.url).await? };
     let mut runs = read_runs(&store, &args.keys).await?;
     if let Some(template) = &args.raw_outputs {
         for run in &mut runs {

@@ -14,12 +14,14 @@
 
 mod dialect;
 mod error;
+mod open;
 mod row;
 mod store;
 mod timestamp;
 mod url;
 
-pub use crate::error::StoreError;
+pub use crate::error::{ErrorKind, StoreError};
+pub use crate::open::CONNECT_TIMEOUT;
 pub use crate::row::{into_run, RowError, StoredRow};
 pub use crate::store::{Checkpoint, JobProgress, RunKey, Store, StoredVerdict, Window};
 pub use crate::timestamp::{to_rfc3339, to_stored, TimestampError};

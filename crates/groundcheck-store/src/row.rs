@@ -11,15 +11,16 @@ use crate::timestamp;
 pub struct StoredRow {
     /// Primary key.
     pub id: i64,
-    /// NOT NULL in the seed.
+    /// Required by the `tool_invocation` table.
     pub session_id: String,
     /// The run, if any.
     pub run_id: Option<String>,
     /// The agent step.
     pub step_id: Option<i64>,
-    /// NOT NULL in the seed.
+    /// Required by the `tool_invocation` table.
     pub tool_name: String,
-    /// JSON text; NOT NULL in the seed, so an absent value is stored as `null`.
+    /// JSON text; required by the `tool_invocation` table, so an absent value is stored as
+    /// `null`.
     pub input_params: String,
     /// Output summary.
     pub output_preview: Option<String>,
@@ -56,11 +57,11 @@ pub struct StoredRow {
 /// Why an invocation cannot become a row.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RowError {
-    /// `session_id` is NOT NULL in `tool_invocation`.
-    #[error("session_id is required by tool_invocation (NOT NULL in the seed table)")]
+    /// The `tool_invocation` table requires a `session_id`.
+    #[error("session_id is missing: the tool_invocation table requires it")]
     MissingSessionId,
-    /// `created_at` is NOT NULL in `tool_invocation`.
-    #[error("created_at is required by tool_invocation (NOT NULL in the seed table)")]
+    /// The `tool_invocation` table requires a `created_at`.
+    #[error("created_at is missing: the tool_invocation table requires it")]
     MissingCreatedAt,
     /// `created_at` is not a date-time.
     #[error(transparent)]

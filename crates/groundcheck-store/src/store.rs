@@ -1,17 +1,14 @@
 //! [`Store`]: one connection pool to SQLite, MariaDB/MySQL or PostgreSQL, and the handful of
 //! reads and writes groundcheck needs. No verification logic lives here.
 
-use std::str::FromStr;
-use std::time::Duration;
-
 use groundcheck_core::{Reason, RefReport, Source, Status, Verdict, Warning};
-use sqlx::mysql::{MySqlConnectOptions, MySqlConnection, MySqlPool, MySqlPoolOptions};
-use sqlx::postgres::{PgConnectOptions, PgConnection, PgPool, PgPoolOptions};
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
-use sqlx::{Connection, Row};
+use sqlx::mysql::MySqlPool;
+use sqlx::postgres::PgPool;
+use sqlx::sqlite::SqlitePool;
+use sqlx::Row;
 
 use crate::dialect::{self, Dialect};
-use crate::error::StoreError;
+use crate::error::{ErrorKind, StoreError};
 use crate::row::StoredRow;
 use crate::timestamp;
 use crate::url::{redact, Engine};
@@ -19,12 +16,12 @@ use crate::url::{redact, Engine};
 /// A connection pool to one database.
 #[derive(Debug, Clone)]
 pub struct Store {
-    pool: Pool,
-    url: String,
+    pub(crate) pool: Pool,
+    pub(crate) url: String,
 }
 
 #[derive(Debug, Clone)]
-enum Pool {
+pub(crate) enum Pool {
     Sqlite(SqlitePool),
     MySql(MySqlPool),
     Postgres(PgPool),
@@ -109,55 +106,7 @@ pub struct JobProgress<'a> {
     pub arguments: &'a str,
 }
 
-const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(15);
-
 impl Store {
-    /// Connects by URL: `sqlite:` (the file is created when missing), `mysql:`/`mariadb:`,
-    /// `postgres:`/`postgresql:`.
-    pub async fn connect(url: &str) -> Result<Store, StoreError> {
-        let engine = Engine::of(url).ok_or_else(|| StoreError::UnsupportedUrl { url: redact(url) })?;
-        let pool = match engine {
-            Engine::Sqlite => {
-                let options = SqliteConnectOptions::from_str(url)
-                    .map_err(|e| StoreError::connect(url, e))?
-                    .create_if_missing(true)
-                    .foreign_keys(true)
-                    .journal_mode(SqliteJournalMode::Wal)
-                    .busy_timeout(Duration::from_secs(30));
-                // Few connections: each keeps its own page cache, and SQLite takes one writer at a
-                // time anyway; readers and the writer still overlap under WAL.
-                let pool = SqlitePoolOptions::new()
-                    .max_connections(4)
-                    .acquire_timeout(ACQUIRE_TIMEOUT)
-                    .connect_with(options)
-                    .await;
-                Pool::Sqlite(pool.map_err(|e| StoreError::connect(url, e))?)
-            }
-            // One direct connection first: a pool retries a refused connection until its
-            // acquire timeout, but a person at a terminal wants "connection refused" now.
-            Engine::MySql => {
-                let options = MySqlConnectOptions::from_str(&url.replacen("mariadb:", "mysql:", 1))
-                    .map_err(|e| StoreError::connect(url, e))?;
-                let probe =
-                    MySqlConnection::connect_with(&options).await.map_err(|e| StoreError::connect(url, e))?;
-                let _ = probe.close().await;
-                Pool::MySql(
-                    MySqlPoolOptions::new().acquire_timeout(ACQUIRE_TIMEOUT).connect_lazy_with(options),
-                )
-            }
-            Engine::Postgres => {
-                let options = PgConnectOptions::from_str(url).map_err(|e| StoreError::connect(url, e))?;
-                let probe =
-                    PgConnection::connect_with(&options).await.map_err(|e| StoreError::connect(url, e))?;
-                let _ = probe.close().await;
-                Pool::Postgres(
-                    PgPoolOptions::new().acquire_timeout(ACQUIRE_TIMEOUT).connect_lazy_with(options),
-                )
-            }
-        };
-        Ok(Store { pool, url: url.to_string() })
-    }
-
     /// The engine behind this store.
     pub fn engine(&self) -> Engine {
         match self.pool {
@@ -188,7 +137,7 @@ impl Store {
             Pool::MySql(pool) => sqlx::migrate!("../../migrations/mysql").run(pool).await,
             Pool::Postgres(pool) => sqlx::migrate!("../../migrations/postgres").run(pool).await,
         };
-        result.map_err(|e| StoreError::migrate(&self.url, e))
+        result.map_err(|e| StoreError::migrate(&self.url, &e))
     }
 
     /// A run's invocations with their raw outputs, by `id`, in one query on `(run_id, id)`.
@@ -349,7 +298,7 @@ impl Store {
                     Ok(StoredVerdict { run_id: text(1)?, verdict, engine_version: required(10)? })
                 })
                 .collect::<Result<_, String>>()
-                .map_err(|e| StoreError::query(&self.url, action(), e))
+                .map_err(|e| StoreError::new(ErrorKind::Other, &self.url, action(), e))
         })
     }
 
@@ -426,45 +375,24 @@ impl Store {
     }
 
     fn error(&self, action: impl Into<String>, err: sqlx::Error) -> StoreError {
-        StoreError::query(&self.url, action, reason(&err))
+        StoreError::query(&self.url, action, &err)
     }
 
-    /// A failed write. When the database refused writing at all (no rights, read-only), the
-    /// message says what `--write` needs instead of blaming the row it happened to be on.
+    /// A failed write. When the database refused writing at all, the message names the
+    /// operation instead of the row it happened to be on: a server says what `writing
+    /// verdicts` needs, a read-only SQLite file why it is read-only.
     fn write_error(&self, action: String, err: sqlx::Error) -> StoreError {
-        if !refused(&err) {
-            return self.error(action, err);
+        let mut error = self.error(action, err);
+        if matches!(error.kind, ErrorKind::Refused | ErrorKind::ReadOnlyFile) {
+            error.action = "writing verdicts".to_string();
         }
-        let hint = "--write needs INSERT and UPDATE on evidence_verification and reverify_checkpoint";
-        StoreError::query(&self.url, "writing verdicts", format!("{}; {hint}", reason(&err)))
-    }
-}
-
-/// A driver error as a person reads it. A server's error is its message and SQLSTATE (sqlx's
-/// own text for PostgreSQL ends with "at line N" — a line of the server's C source, which
-/// reads like a place in the user's input); a connection that dropped mid-statement says so.
-fn reason(err: &sqlx::Error) -> String {
-    match err {
-        sqlx::Error::Database(db) => match db.code() {
-            Some(code) => format!("{} (SQLSTATE {code})", db.message()),
-            None => db.message().to_string(),
-        },
-        sqlx::Error::Io(io) if io.kind() == std::io::ErrorKind::UnexpectedEof => {
-            format!("the database closed the connection ({io})")
+        if error.kind == ErrorKind::Refused {
+            error.message.push_str(
+                "; writing verdicts needs INSERT and UPDATE on evidence_verification and reverify_checkpoint",
+            );
         }
-        sqlx::Error::Io(io) => format!("lost the connection to the database ({io})"),
-        other => other.to_string(),
+        error
     }
-}
-
-/// Whether the database refuses writes altogether: PostgreSQL's insufficient_privilege and
-/// read_only_sql_transaction, MariaDB's "command denied", SQLite's read-only database.
-fn refused(err: &sqlx::Error) -> bool {
-    let sqlx::Error::Database(db) = err else { return false };
-    let message = db.message();
-    matches!(db.code().as_deref(), Some("42501" | "25006"))
-        || message.contains("command denied")
-        || message.contains("readonly database")
 }
 
 fn to_json<T: serde::Serialize>(value: &T) -> String {

@@ -1,6 +1,6 @@
 //! `created_at` between bundles (RFC 3339 text) and the `DATETIME` column (UTC, no zone).
 //!
-//! The seed's column has no time zone; groundcheck stores UTC. Bundles may carry any offset;
+//! The agent's `created_at` column has no time zone; groundcheck stores UTC. Bundles may carry any offset;
 //! exports always say `Z`. The stored form is `YYYY-MM-DD HH:MM:SS.ffffff`, which every
 //! engine parses and which sorts as text.
 

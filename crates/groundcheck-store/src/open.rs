@@ -1,0 +1,181 @@
+//! Opening a [`Store`], for writing or for reading only.
+//!
+//! Reading never needs write access: a SQLite file opened to read is opened read-only, never
+//! created or migrated, and when its folder is not writable (SQLite could not create the
+//! shared-memory file a write-ahead-log database is read through) and no write-ahead log
+//! is pending, it is opened `immutable`, which reads the file alone. Servers get one direct
+//! connection first, bounded by [`CONNECT_TIMEOUT`]: a pool retries a refused connection until
+//! its acquire timeout, and a server of the wrong engine on the port never answers at all.
+
+use std::path::Path;
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::mysql::{MySqlConnectOptions, MySqlConnection, MySqlPoolOptions};
+use sqlx::postgres::{PgConnectOptions, PgConnection, PgPoolOptions};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
+use sqlx::Connection;
+
+use crate::error::{connecting, ErrorKind, StoreError};
+use crate::store::{Pool, Store};
+use crate::url::Engine;
+
+/// How long connecting to a server may take, TLS and authentication included, before the
+/// command gives up saying nothing answered.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a statement waits for a free connection of the pool.
+const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(15);
+
+impl Store {
+    /// Connects by URL for reading and writing: `sqlite:` (the file is created when missing),
+    /// `mysql:`/`mariadb:`, `postgres:`/`postgresql:`.
+    pub async fn connect(url: &str) -> Result<Store, StoreError> {
+        Store::open(url, false).await
+    }
+
+    /// Connects by URL for reading only. A SQLite file must exist ([`ErrorKind::NoSuchDatabase`]
+    /// otherwise) and is opened read-only, so neither the file nor its folder need be
+    /// writable. A server is connected to as by [`Store::connect`]: its grants decide.
+    pub async fn connect_read_only(url: &str) -> Result<Store, StoreError> {
+        Store::open(url, true).await
+    }
+
+    async fn open(url: &str, read_only: bool) -> Result<Store, StoreError> {
+        let unsupported = "unsupported database URL (expected sqlite:, mysql:, mariadb: or postgres:)";
+        let engine = Engine::of(url)
+            .ok_or_else(|| StoreError::new(ErrorKind::BadUrl, url, connecting(url), unsupported))?;
+        let pool = match engine {
+            Engine::Sqlite => Pool::Sqlite(sqlite(url, read_only).await?),
+            Engine::MySql => {
+                let options = MySqlConnectOptions::from_str(&url.replacen("mariadb:", "mysql:", 1))
+                    .map_err(|e| StoreError::connect(url, &e))?;
+                probe::<MySqlConnection>(url, engine, &options).await?;
+                Pool::MySql(
+                    MySqlPoolOptions::new().acquire_timeout(ACQUIRE_TIMEOUT).connect_lazy_with(options),
+                )
+            }
+            Engine::Postgres => {
+                let options = PgConnectOptions::from_str(url).map_err(|e| StoreError::connect(url, &e))?;
+                probe::<PgConnection>(url, engine, &options).await?;
+                Pool::Postgres(
+                    PgPoolOptions::new().acquire_timeout(ACQUIRE_TIMEOUT).connect_lazy_with(options),
+                )
+            }
+        };
+        Ok(Store { pool, url: url.to_string() })
+    }
+}
+
+/// One direct connection, closed again: fails at once on a refused connection, after
+/// [`CONNECT_TIMEOUT`] when nothing answers.
+async fn probe<C: Connection>(url: &str, engine: Engine, options: &C::Options) -> Result<(), StoreError> {
+    match tokio::time::timeout(CONNECT_TIMEOUT, C::connect_with(options)).await {
+        Ok(Ok(connection)) => {
+            let _ = connection.close().await;
+            Ok(())
+        }
+        Ok(Err(e)) => Err(StoreError::connect(url, &e)),
+        Err(_) => Err(StoreError::new(
+            ErrorKind::Unreachable,
+            url,
+            connecting(url),
+            format!(
+                "no answer within {} s (is a {} server listening on this host and port?)",
+                CONNECT_TIMEOUT.as_secs(),
+                engine.name()
+            ),
+        )),
+    }
+}
+
+async fn sqlite(url: &str, read_only: bool) -> Result<SqlitePool, StoreError> {
+    let options = SqliteConnectOptions::from_str(url)
+        .map_err(|e| StoreError::connect(url, &e))?
+        .foreign_keys(true)
+        .busy_timeout(Duration::from_secs(30));
+    if !read_only {
+        let options = options.create_if_missing(true).journal_mode(SqliteJournalMode::Wal);
+        return sqlite_pool(options).await.map_err(|e| StoreError::connect(url, &e));
+    }
+    let file = options.get_filename().to_path_buf();
+    match std::fs::File::open(&file) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let message = format!("no such database file ({})", file.display());
+            return Err(StoreError::new(ErrorKind::NoSuchDatabase, url, connecting(url), message));
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+            let message = format!("this user may not read the database file ({})", file.display());
+            return Err(StoreError::new(ErrorKind::Other, url, connecting(url), message));
+        }
+        _ => {}
+    }
+    let options = options.read_only(true);
+    let err = match sqlite_pool(options.clone()).await {
+        Ok(pool) => return Ok(pool),
+        Err(e) if !needs_shared_memory(&e) => return Err(StoreError::connect(url, &e)),
+        Err(e) => e,
+    };
+    // Reading the file alone is right only when nothing is pending beside it.
+    let pending = [beside(&file, "-wal"), beside(&file, "-journal")].into_iter().find(|p| p.exists());
+    let Some(pending) = pending else {
+        return sqlite_pool(options.immutable(true)).await.map_err(|e| StoreError::connect(url, &e));
+    };
+    let mut error = StoreError::connect(url, &err);
+    error.kind = ErrorKind::ReadOnlyFile;
+    error.message = format!(
+        "{} (SQLite code {}): changes are pending in {}, and reading them needs a file SQLite may not \
+         create in this folder; open the database once as a user who may write the folder",
+        sqlite_message(&err),
+        sqlite_code(&err),
+        pending.display()
+    );
+    Err(error)
+}
+
+/// A pool whose first connection has read the schema, so that a file that cannot be read
+/// fails here, not on the first statement.
+async fn sqlite_pool(options: SqliteConnectOptions) -> Result<SqlitePool, sqlx::Error> {
+    // Few connections: each keeps its own page cache, and SQLite takes one writer at a time
+    // anyway; readers and the writer still overlap under WAL.
+    let pool = SqlitePoolOptions::new()
+        .max_connections(4)
+        .acquire_timeout(ACQUIRE_TIMEOUT)
+        .connect_with(options)
+        .await?;
+    let probe = sqlx::query("SELECT COUNT(*) FROM sqlite_master").execute(&pool).await;
+    if let Err(e) = probe {
+        pool.close().await;
+        return Err(e);
+    }
+    Ok(pool)
+}
+
+/// Whether opening read-only failed because SQLite may not create a file beside the database
+/// (the `-shm` a write-ahead-log database is read through): SQLITE_READONLY and
+/// SQLITE_CANTOPEN, with any extended code.
+fn needs_shared_memory(err: &sqlx::Error) -> bool {
+    matches!(sqlite_code(err) & 0xff, 8 | 14)
+}
+
+/// SQLite's extended result code of a database error, 0 for any other error.
+fn sqlite_code(err: &sqlx::Error) -> i64 {
+    let sqlx::Error::Database(db) = err else { return 0 };
+    db.code().and_then(|c| c.parse().ok()).unwrap_or(0)
+}
+
+/// SQLite's own message of a database error.
+fn sqlite_message(err: &sqlx::Error) -> String {
+    match err {
+        sqlx::Error::Database(db) => db.message().to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// A file SQLite keeps beside `file`: its write-ahead log (`-wal`) or rollback journal
+/// (`-journal`).
+fn beside(file: &Path, suffix: &str) -> std::path::PathBuf {
+    let mut name = file.as_os_str().to_owned();
+    name.push(suffix);
+    name.into()
+}
