@@ -357,3 +357,49 @@ fn wait_at_most(mut child: std::process::Child, limit: Duration) -> std::process
     }
     child.wait_with_output().unwrap()
 }
+
+/// `elapsed_seconds` and `rows_per_second` (and the human `N rows/s`) depend on the machine:
+/// every other byte of reverify's output is pinned.
+fn mask_timings(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = ["\"elapsed_seconds\":", "\"rows_per_second\":"]
+        .iter()
+        .filter_map(|key| rest.find(key).map(|i| i + key.len()))
+        .min()
+    {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        let number = rest.find(|c: char| c != ' ').unwrap_or(0);
+        let end = rest[number..].find([',', '\n', '}']).map_or(rest.len(), |e| e + number);
+        out.push_str(&rest[..number]);
+        out.push_str("\"[timing]\"");
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The JSON and JSON-lines output, byte for byte (timings masked): a summary object, then
+/// `changes` last, one compact change a line; the empty list as `[]`.
+#[test]
+fn json_and_jsonl_output_bytes_are_pinned() {
+    let dir = temp_dir();
+    let url = format!("sqlite://{}", dir.path().join("pin.db").display());
+    assert_eq!(gc(&url, &["import", "fixtures"]).code, 0);
+    let select = ["--run", "run-20261130-order-5xx", "--run", "run-20261130-paydb-pool"];
+    let output = |extra: &[&str]| {
+        let mut args = vec!["reverify"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&select);
+        let out = gc(&url, &args);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        assert!(out.stderr.is_empty(), "{}", out.stderr);
+        mask_timings(&out.stdout)
+    };
+    insta::assert_snapshot!("reverify_json_first_run", output(&["--format", "json"]));
+    insta::assert_snapshot!("reverify_jsonl_first_run", output(&["--format", "jsonl"]));
+    assert_eq!(gc(&url, &["reverify", "--write", "--format", "json"]).code, 0);
+    insta::assert_snapshot!("reverify_json_nothing_changed", output(&["--format", "json"]));
+    insta::assert_snapshot!("reverify_jsonl_nothing_changed", output(&["--format", "jsonl"]));
+}
