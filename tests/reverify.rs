@@ -1,6 +1,7 @@
 //! `groundcheck reverify` on every engine: change reports, filters, crash and resume with
 //! `kill -9`, and concurrent shard workers whose union equals one worker.
 
+use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -292,8 +293,12 @@ fn shard_workers_together_equal_one_worker() {
 /// SPEC §7 and issue #4: the database goes away mid-job. The job stops with one clear line
 /// and a non-zero exit, the checkpoint still matches the stored verdicts, and once the
 /// database is back `--resume` finishes with every invocation stored once. The servers are
-/// really stopped (`scripts/test-databases.sh stop`); `engines::all()` holds every server's
-/// lock meanwhile, so no other test sees the outage.
+/// really stopped and started again (`scripts/test-databases.sh stop`/`start`), so this test
+/// runs only against servers that script started: it marks every server it launches, and
+/// `owns` checks the URLs against those marks. Pointed at anyone else's servers, the test
+/// says it did not run and why (and fails under `CI=true`, where a skipped test is a
+/// failure). `engines::all()` holds every server's lock meanwhile, so no other test sees the
+/// outage.
 #[test]
 fn a_database_outage_stops_the_job_cleanly_and_resume_finishes_it() {
     let engines = engines::all();
@@ -301,6 +306,28 @@ fn a_database_outage_stops_the_job_cleanly_and_resume_finishes_it() {
     if servers.is_empty() {
         return; // engines::all() said why
     }
+    let script = crate::harness::repo("scripts/test-databases.sh");
+    let owns = Command::new("bash").arg(&script).arg("owns").args(servers.iter().map(|e| &e.url)).output();
+    let owns = owns.unwrap();
+    if !owns.status.success() {
+        let why = String::from_utf8_lossy(&owns.stderr).trim().replace('\n', "; ");
+        let not_run = format!(
+            "not run: reverify::a_database_outage_stops_the_job_cleanly_and_resume_finishes_it stops and \
+             restarts its servers, and only servers scripts/test-databases.sh started may be stopped: {why}"
+        );
+        assert_ne!(std::env::var("CI").as_deref(), Ok("true"), "{not_run}");
+        // Straight to the handle: libtest captures eprintln! of passing tests.
+        let _ = writeln!(std::io::stderr(), "{not_run}");
+        return;
+    }
+    // Exactly these servers, on exactly these ports, whatever the environment says.
+    let names: Vec<&str> = servers.iter().map(|e| e.name).collect();
+    let script_env = |cmd: &mut Command| {
+        for e in &servers {
+            let var = if e.name == "mariadb" { "GROUNDCHECK_MYSQL_PORT" } else { "GROUNDCHECK_POSTGRES_PORT" };
+            cmd.env(var, port(&e.url));
+        }
+    };
     let totals: Vec<i64> = servers.iter().map(|e| import_corpus(&e.url, 3_000)).collect();
     let jobs: Vec<_> = servers
         .iter()
@@ -314,13 +341,18 @@ fn a_database_outage_stops_the_job_cleanly_and_resume_finishes_it() {
         })
         .collect();
     std::thread::sleep(Duration::from_millis(400));
-    let script = crate::harness::repo("scripts/test-databases.sh");
-    let stop = Command::new("bash").arg(&script).arg("stop").output().unwrap();
+    let mut stop = Command::new("bash");
+    stop.arg(&script).arg("stop").args(&names);
+    script_env(&mut stop);
+    let stop = stop.output().unwrap();
     assert!(stop.status.success(), "{}", String::from_utf8_lossy(&stop.stderr));
     // A job that cannot reach its database must end on its own (the pool gives up after
     // 15 s); one that hangs fails this test instead of hanging CI.
     let outcomes: Vec<_> = jobs.into_iter().map(|j| wait_at_most(j, Duration::from_secs(120))).collect();
-    let start = Command::new("bash").arg(&script).arg("start").output().unwrap();
+    let mut start = Command::new("bash");
+    start.arg(&script).arg("start").args(&names);
+    script_env(&mut start);
+    let start = start.output().unwrap();
     assert!(start.status.success(), "the servers come back: {}", String::from_utf8_lossy(&start.stderr));
 
     for ((engine, total), out) in servers.iter().zip(totals).zip(outcomes) {
@@ -343,6 +375,12 @@ fn a_database_outage_stops_the_job_cleanly_and_resume_finishes_it() {
         assert_eq!(stored_count(url), total, "{}: nothing lost, nothing duplicated", engine.name);
         assert_eq!(checkpoint(url), Some((total, true)));
     }
+}
+
+/// The port of a server URL (`…@127.0.0.1:33306/db` → `33306`).
+fn port(url: &str) -> String {
+    let authority = url.split('/').nth(2).unwrap_or("");
+    authority.rsplit_once(':').map(|(_, p)| p.to_string()).unwrap_or_default()
 }
 
 /// Waits for `child`, killing it and failing the test if it outlives `limit`.
@@ -403,3 +441,5 @@ fn json_and_jsonl_output_bytes_are_pinned() {
     insta::assert_snapshot!("reverify_json_nothing_changed", output(&["--format", "json"]));
     insta::assert_snapshot!("reverify_jsonl_nothing_changed", output(&["--format", "jsonl"]));
 }
+
+mod servers;
