@@ -5,9 +5,14 @@
 //! and how to resume. A second interrupt stops at once; a commit then either happened or did
 //! not, so `--resume` is still exact.
 
+use std::future::Future;
 use std::io;
 
 use groundcheck_store::redact;
+use tokio::sync::watch;
+
+/// The exit code of a job stopped by Ctrl-C (128 + SIGINT), as shells report it.
+pub const EXIT_CODE: u8 = 130;
 
 /// Interrupts from the terminal, caught from the moment this is made.
 pub struct Interrupts {
@@ -36,6 +41,30 @@ impl Interrupts {
         #[cfg(not(unix))]
         if tokio::signal::ctrl_c().await.is_err() {
             std::future::pending::<()>().await;
+        }
+    }
+}
+
+/// Drives `work` to its end while catching interrupts: the first sets `stop` (the work then
+/// winds down by itself), a second calls `hard_stop` (which says what happened) and exits
+/// with [`EXIT_CODE`] at once.
+pub async fn drive<F: Future>(
+    work: F,
+    interrupts: &mut Interrupts,
+    stop: &watch::Sender<bool>,
+    hard_stop: impl Fn(),
+) -> F::Output {
+    tokio::pin!(work);
+    loop {
+        tokio::select! {
+            done = &mut work => return done,
+            () = interrupts.next() => {
+                if *stop.borrow() {
+                    hard_stop();
+                    std::process::exit(i32::from(EXIT_CODE));
+                }
+                stop.send_replace(true);
+            }
         }
     }
 }

@@ -12,7 +12,9 @@ use crate::reverify::tally::Tally;
 
 /// The name of a job: its arguments as text (stored for people) and their hash (the key).
 pub struct Identity {
+    /// `policy=…;since=…;…`, stored beside the checkpoint for people.
     pub arguments: String,
+    /// Its 64-bit FNV-1a hash in hex: the checkpoint's key.
     pub id: String,
 }
 

@@ -39,26 +39,32 @@ use crate::reverify::summary::Summary;
 
 /// What to re-verify and how, as the command line gave it.
 pub struct Request<'a> {
+    /// The database, as given (its password is never printed).
     pub url: &'a str,
+    /// The policy the verdicts are decided and stored under.
     pub policy: Policy,
     /// A stored policy key to compare with instead of the job's own policy.
     pub compare_with: Option<&'a str>,
+    /// How the summary is printed.
     pub format: Format,
+    /// Rows created at or after / before these RFC 3339 times.
     pub since: Option<&'a str>,
     pub until: Option<&'a str>,
+    /// Only rows of these tools, only these runs (empty: all).
     pub tools: Vec<String>,
     pub runs: Vec<String>,
+    /// `K/N`: this worker's share of the runs.
     pub shard: Option<&'a str>,
+    /// Verification threads (`None`: one per core).
     pub jobs: Option<usize>,
+    /// Store verdicts and checkpoints; continue from the checkpoint.
     pub write: bool,
     pub resume: bool,
+    /// Rows per batch: bounds memory and the work a crash loses.
     pub batch_rows: usize,
     /// The command line as given, from which an interrupted job's resume command is made.
     pub command_line: Vec<String>,
 }
-
-/// The exit code of a job stopped by Ctrl-C (128 + SIGINT), as shells report it.
-const INTERRUPTED: u8 = 130;
 
 /// Runs the job and puts its summary into `out`.
 pub async fn reverify(request: Request<'_>, out: &mut Output) -> Result<u8, Failure> {
@@ -128,36 +134,26 @@ async fn run(
     let started = Instant::now();
     let mut interrupts =
         Interrupts::catch().map_err(|e| Failure::input(format!("SIGINT: cannot catch it: {e}")))?;
-    let work = pipeline::run(job);
-    tokio::pin!(work);
-    let mut interrupted = false;
-    let ended = loop {
-        tokio::select! {
-            ended = &mut work => break ended,
-            () = interrupts.next() => {
-                if interrupted {
-                    // A second Ctrl-C: stop now. Each commit is atomic, so `--resume` is exact.
-                    progress.clear();
-                    let _ = writeln!(std::io::stderr(), "{}", stopped_at_once(request));
-                    std::process::exit(i32::from(INTERRUPTED));
-                }
-                interrupted = true;
-                stop_tx.send_replace(true);
-            }
-        }
+    // A second Ctrl-C stops at once: each commit is atomic, so `--resume` stays exact.
+    let hard_stop = || {
+        progress.clear();
+        let _ = writeln!(std::io::stderr(), "{}", stopped_at_once(request));
     };
+    let ended = interrupt::drive(pipeline::run(job), &mut interrupts, &stop_tx, hard_stop).await;
     progress.clear();
     let mut ended = ended?;
     if ended.interrupted {
-        return Err(Failure { message: interrupted_line(request, &ended, runs_in_job), code: INTERRUPTED });
+        return Err(Failure {
+            message: interrupted_line(request, &ended, runs_in_job),
+            code: interrupt::EXIT_CODE,
+        });
     }
 
     let changes = ended.tally.changes.take().map(Spool::finish).transpose();
     let changes =
         changes.map_err(|e| temp_failure("cannot read back the changes spooled to a temporary file", &e))?;
     let seconds = started.elapsed().as_secs_f64();
-    let verified_now =
-        ended.tally.invocations - resumed.map_or(0, |r| r.invocations).min(ended.tally.invocations);
+    let verified_now = ended.tally.invocations.saturating_sub(resumed.map_or(0, |r| r.invocations));
     let summary = Summary {
         schema: "groundcheck.reverify/v1",
         policy,

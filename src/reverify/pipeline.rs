@@ -20,15 +20,19 @@ use crate::reverify::tally::{Outcome, Tally};
 
 /// Everything a job needs to run.
 pub struct Job<'a> {
+    /// Where rows are read and verdicts written.
     pub store: &'a Store,
     /// The runs to verify, in order, already narrowed to the shard and past any checkpoint.
     pub keys: Vec<RunKey>,
+    /// Only rows created in this window.
     pub window: Window,
     /// Only rows of these tools (empty: all).
     pub tools: Vec<String>,
+    /// The policy that decides (and names) the verdicts.
     pub policy: Policy,
     /// The policy whose stored verdicts the changes are against.
     pub baseline: String,
+    /// Rows per batch (whole runs, so a batch may hold more).
     pub batch_rows: usize,
     /// Threads for verification (`None`: one per core).
     pub jobs: Option<usize>,

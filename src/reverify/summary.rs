@@ -24,6 +24,7 @@ pub enum Format {
 /// A `from → to` count of the transition table.
 #[derive(Debug, Serialize)]
 pub struct Transition {
+    /// The stored status (`new`: none), the status now, and how many invocations went so.
     pub from: String,
     pub to: String,
     pub count: u64,
@@ -44,18 +45,25 @@ pub struct Resumed {
 /// `resumed`) are left out otherwise, so every other job's output is unchanged.
 #[derive(Debug, Serialize)]
 pub struct Summary<'a> {
+    /// `groundcheck.reverify/v1`.
     pub schema: &'static str,
+    /// The job's policy key.
     pub policy: String,
     /// The policy whose stored verdicts the changes are against, when `--compare-with` named one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub compared_with: Option<String>,
+    /// `K/N` (`1/1` without `--shard`).
     pub shard: String,
+    /// Whether verdicts were stored (`--write`).
     pub written: bool,
+    /// What was stored before, when `--resume` continued a job.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resumed: Option<Resumed>,
     /// The whole job's totals (a resumed job's include what was stored before).
     pub summary: &'a Tally,
+    /// The whole job's transition table.
     pub transitions: Vec<Transition>,
+    /// This run's wall time.
     pub elapsed_seconds: f64,
     /// Invocations verified by this run, per second.
     pub rows_per_second: f64,

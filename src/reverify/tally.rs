@@ -13,23 +13,29 @@ use crate::reverify::spool::Spool;
 /// A status and reason pair, as stored and compared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Outcome {
+    /// The verdict's status.
     pub status: Status,
+    /// Why.
     pub reason: Reason,
 }
 
 /// One invocation whose stored verdict differs from the new one (or had none).
 #[derive(Debug, Clone, Serialize)]
 pub struct Change {
+    /// The invocation.
     pub id: i64,
+    /// Its run (`null` for a session's rows without one).
     pub run_id: Option<String>,
     /// `null` when nothing was stored for the compared policy before.
     pub from: Option<Outcome>,
+    /// The verdict now.
     pub to: Outcome,
 }
 
 /// Status counts of one slice of the job.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StatusCounts {
+    /// Invocations of each status.
     pub supported: u64,
     pub unsupported: u64,
     pub no_evidence: u64,
@@ -48,11 +54,15 @@ impl StatusCounts {
 /// The running totals of a job. Maps are ordered, so the output is deterministic.
 #[derive(Debug, Default, Serialize)]
 pub struct Tally {
+    /// Invocations and runs verified.
     pub invocations: u64,
     pub runs: u64,
+    /// By status (flattened into the summary object).
     #[serde(flatten)]
     pub status: StatusCounts,
+    /// Invocations whose claimed status disagrees with the verdict.
     pub claim_mismatches: u64,
+    /// Invocations by reason; statuses by tool and by `retrieval_layer` (`(none)` if unset).
     pub by_reason: BTreeMap<String, u64>,
     pub by_tool: BTreeMap<String, StatusCounts>,
     pub by_retrieval_layer: BTreeMap<String, StatusCounts>,
