@@ -190,8 +190,14 @@ fn a_killed_job_resumes_with_nothing_lost_or_duplicated() {
                 engine.name
             );
         }
-        let last = gc(url, &["reverify", "--write", "--resume", "--batch-rows", "20", "--format", "json"]);
-        assert_eq!(last.code, 0, "{}", last.stderr);
+        let (rows_before, _) = checkpoint(url).unwrap();
+        let last =
+            json(&gc(url, &["reverify", "--write", "--resume", "--batch-rows", "20", "--format", "json"]));
+        // Issue #10: the resumed job reports the whole job, and what it had stored before.
+        assert_eq!(last["resumed"]["invocations"].as_i64(), Some(rows_before), "{}", engine.name);
+        assert_eq!(last["summary"]["invocations"].as_i64(), Some(total), "{}: the whole job", engine.name);
+        let table: u64 = transitions(&last).iter().map(|(_, _, n)| n).sum();
+        assert_eq!(table as i64, total, "{}: every invocation in the transition table once", engine.name);
         assert_eq!(stored_count(url), total, "{}: every invocation has exactly one verdict", engine.name);
         assert_eq!(checkpoint(url), Some((total, true)));
         let check = json(&gc(url, &["reverify", "--format", "json"]));
@@ -324,7 +330,8 @@ fn a_database_outage_stops_the_job_cleanly_and_resume_finishes_it() {
     let names: Vec<&str> = servers.iter().map(|e| e.name).collect();
     let script_env = |cmd: &mut Command| {
         for e in &servers {
-            let var = if e.name == "mariadb" { "GROUNDCHECK_MYSQL_PORT" } else { "GROUNDCHECK_POSTGRES_PORT" };
+            let var =
+                if e.name == "mariadb" { "GROUNDCHECK_MYSQL_PORT" } else { "GROUNDCHECK_POSTGRES_PORT" };
             cmd.env(var, port(&e.url));
         }
     };
@@ -442,4 +449,7 @@ fn json_and_jsonl_output_bytes_are_pinned() {
     insta::assert_snapshot!("reverify_jsonl_nothing_changed", output(&["--format", "jsonl"]));
 }
 
+mod compare;
+mod interrupt;
+mod output;
 mod servers;
