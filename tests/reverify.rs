@@ -321,7 +321,9 @@ fn a_database_outage_stops_the_job_cleanly_and_resume_finishes_it() {
             "not run: reverify::a_database_outage_stops_the_job_cleanly_and_resume_finishes_it stops and \
              restarts its servers, and only servers scripts/test-databases.sh started may be stopped: {why}"
         );
-        assert_ne!(std::env::var("CI").as_deref(), Ok("true"), "{not_run}");
+        if std::env::var("CI").as_deref() == Ok("true") {
+            panic!("under CI=true a skipped database test is a failure: {not_run}");
+        }
         // Straight to the handle: libtest captures eprintln! of passing tests.
         let _ = writeln!(std::io::stderr(), "{not_run}");
         return;
