@@ -1,14 +1,22 @@
 #!/usr/bin/env bash
 # Throwaway MariaDB and PostgreSQL servers for groundcheck's storage tests.
 #
-#   scripts/test-databases.sh start   install what is missing, start both, print `export` lines
-#   scripts/test-databases.sh stop    stop both servers (graceful, bounded)
-#   scripts/test-databases.sh reset   stop, then delete the state directory
+#   scripts/test-databases.sh start [ENGINE...]  install what is missing, start the servers
+#                                                (mariadb, postgres; default both), print `export` lines
+#   scripts/test-databases.sh stop [ENGINE...]   stop the servers this script started (graceful, bounded)
+#   scripts/test-databases.sh reset              stop them, then delete the state directory
+#   scripts/test-databases.sh owns URL...        exit 0 only if every URL names a running server that
+#                                                this script started (else say why, exit 1)
 #
 # Usage: eval "$(scripts/test-databases.sh start)"
 # Only the export lines go to stdout; all progress goes to stderr.
 # Servers listen on 127.0.0.1 only: MariaDB on 33306, PostgreSQL on 55432 (or the ports in
 # GROUNDCHECK_MYSQL_PORT and GROUNDCHECK_POSTGRES_PORT, for a second pair beside the first).
+#
+# Every server this script launches is marked: $STATE/<engine>/started-by-script holds its
+# pid and port. `stop` and `reset` only ever stop a marked server whose pid is still that
+# server's; a server the script did not start (a developer's own, or one whose mark is gone)
+# is left running, and `reset` then refuses to delete its data.
 set -euo pipefail
 
 STATE="${GROUNDCHECK_DB_STATE:-/tmp/groundcheck-test-db}"
@@ -44,6 +52,20 @@ alive() {
 
 # postgres refuses to run as root: as root, run its tools as the `postgres` OS user.
 pg_as() { if [[ $EUID -eq 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+
+# ------------------------------------------------------------------ marks
+# mark ENGINE PID PORT: this script launched that server. marked ENGINE [PID]: the mark names
+# a live server of that engine (with that PID, when given). mark_port ENGINE: the mark's port.
+mark_file() { echo "$STATE/$1/started-by-script"; }
+mark() { echo "pid=$2 port=$3" >"$(mark_file "$1")"; }
+mark_field() { local f; f="$(mark_file "$1")"; [[ -r $f ]] && sed -n "s/.*$2=\([0-9]*\).*/\1/p" "$f"; }
+mark_port() { mark_field "$1" port; }
+unmark() { rm -f "$(mark_file "$1")"; }
+marked() {
+  local pid name; pid="$(mark_field "$1" pid)" || return 1
+  if [[ $1 == mariadb ]]; then name=mariadbd; else name=postgres; fi
+  alive "$pid" "$name" && [[ -z "${2:-}" || "$2" == "$pid" ]]
+}
 
 install_missing() {
   local pkgs=()
@@ -102,6 +124,12 @@ start_mariadb() {
     sleep 0.2
   done
   [[ $ready == yes ]] || { tail -n 30 "$MY_DIR/mariadbd.log" >&2; die "MariaDB not ready (see $MY_DIR/mariadbd.log)"; }
+  if [[ -n "$bgpid" ]]; then mark mariadb "$(cat "$MY_PID")" "$MY_PORT"
+  elif ! marked mariadb "$(cat "$MY_PID")"; then
+    log "MariaDB (pid $(cat "$MY_PID")) was not started by this script: using it, but stop and reset leave it running"
+  elif [[ "$(mark_port mariadb)" != "$MY_PORT" ]]; then
+    die "the MariaDB of $MY_DIR listens on port $(mark_port mariadb), not $MY_PORT"
+  fi
   # Idempotent: CREATE OR REPLACE USER resets password and grants every time.
   my_admin_sql <<SQL
 CREATE DATABASE IF NOT EXISTS \`$DB\`;
@@ -118,13 +146,16 @@ SQL
 }
 
 stop_mariadb() {
-  my_running || { rm -f "$MY_PID"; return 0; }
+  my_running || { rm -f "$MY_PID"; unmark mariadb; return 0; }
   local pid deadline=$((SECONDS + WAIT_SECS)); pid="$(cat "$MY_PID")"
+  if ! marked mariadb "$pid"; then
+    log "MariaDB (pid $pid) was not started by this script: left running"; return 0
+  fi
   log "stopping MariaDB (pid $pid)"
   kill -TERM "$pid" 2>/dev/null || true # SIGTERM = clean shutdown
   while ((SECONDS < deadline)) && alive "$pid" mariadbd; do sleep 0.2; done
   if alive "$pid" mariadbd; then log "MariaDB still up after ${WAIT_SECS}s: SIGKILL"; kill -KILL "$pid"; fi
-  rm -f "$MY_PID"
+  rm -f "$MY_PID"; unmark mariadb
 }
 
 # ------------------------------------------------------------- PostgreSQL
@@ -133,6 +164,7 @@ pg_clear_stale() {
   local f="$PG_DATA/postmaster.pid"
   if [[ -f "$f" ]] && ! alive "$(head -n1 "$f")" postgres; then rm -f "$f"; fi
 }
+pg_pid() { head -n1 "$PG_DATA/postmaster.pid" 2>/dev/null; }
 pg_psql() { pg_as "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$PG_SOCKDIR" -p "$PG_PORT" -U postgres "$@"; }
 
 start_postgres() {
@@ -162,10 +194,16 @@ CONF
   pg_clear_stale
   if pg_as "$PGBIN/pg_ctl" -D "$PG_DATA" status >/dev/null 2>&1; then
     log "PostgreSQL already running"
+    if ! marked postgres "$(pg_pid)"; then
+      log "PostgreSQL (pid $(pg_pid)) was not started by this script: using it, but stop and reset leave it running"
+    elif [[ "$(mark_port postgres)" != "$PG_PORT" ]]; then
+      die "the PostgreSQL of $PG_DATA listens on port $(mark_port postgres), not $PG_PORT"
+    fi
   else
     log "starting PostgreSQL on 127.0.0.1:$PG_PORT"
     pg_as "$PGBIN/pg_ctl" -D "$PG_DATA" -l "$PG_DIR/postgres.log" -w -t "$WAIT_SECS" start >/dev/null \
       || { tail -n 30 "$PG_DIR/postgres.log" >&2; die "PostgreSQL did not start within ${WAIT_SECS}s"; }
+    mark postgres "$(pg_pid)" "$PG_PORT"
   fi
   # Idempotent role/database setup. The database owner also owns schema public (PG 15+).
   pg_psql -d postgres <<SQL
@@ -187,37 +225,87 @@ SQL
 }
 
 stop_postgres() {
-  [[ -f "$PG_DATA/PG_VERSION" ]] || return 0
+  [[ -f "$PG_DATA/PG_VERSION" ]] || { unmark postgres; return 0; }
   pg_clear_stale
-  pg_as "$PGBIN/pg_ctl" -D "$PG_DATA" status >/dev/null 2>&1 || return 0
+  pg_as "$PGBIN/pg_ctl" -D "$PG_DATA" status >/dev/null 2>&1 || { unmark postgres; return 0; }
+  if ! marked postgres "$(pg_pid)"; then
+    log "PostgreSQL (pid $(pg_pid)) was not started by this script: left running"; return 0
+  fi
   log "stopping PostgreSQL"
   pg_as "$PGBIN/pg_ctl" -D "$PG_DATA" -m fast -w -t "$WAIT_SECS" stop >&2 \
     || pg_as "$PGBIN/pg_ctl" -D "$PG_DATA" -m immediate -w -t "$WAIT_SECS" stop >&2
+  unmark postgres
+}
+
+# ------------------------------------------------------------------ owns
+# owns URL: the URL reaches a live server this script started (loopback, the marked port).
+owns() {
+  local url="$1" engine port host
+  [[ $url =~ ^([a-z]+)://([^@/]*@)?([^:/?]+)(:([0-9]+))?([/?].*)?$ ]] \
+    || { log "a URL that is not a database URL: not started by this script"; return 1; }
+  host="${BASH_REMATCH[3]}"
+  case "${BASH_REMATCH[1]}" in
+    mysql | mariadb) engine=mariadb port="${BASH_REMATCH[5]:-3306}" ;;
+    postgres | postgresql) engine=postgres port="${BASH_REMATCH[5]:-5432}" ;;
+    *) log "${BASH_REMATCH[1]}: not a server this script starts"; return 1 ;;
+  esac
+  [[ $host == 127.0.0.1 || $host == localhost ]] \
+    || { log "$engine at $host:$port: not on this machine's loopback, so not started by this script"; return 1; }
+  marked "$engine" \
+    || { log "$engine at $host:$port: no live mark in $STATE/$engine, so not started by this script"; return 1; }
+  [[ "$(mark_port "$engine")" == "$port" ]] \
+    || { log "$engine at $host:$port: the $engine this script started in $STATE listens on $(mark_port "$engine")"; return 1; }
 }
 
 # ------------------------------------------------------------------- main
-case "${1:-}" in
+# ENGINES: the engines named after the command (default both).
+engines() {
+  local e; ENGINES=()
+  for e in "$@"; do
+    case "$e" in mariadb | postgres) ENGINES+=("$e") ;; *) die "unknown engine '$e' (mariadb, postgres)" ;; esac
+  done
+  ((${#ENGINES[@]})) || ENGINES=(mariadb postgres)
+}
+wants() { [[ " ${ENGINES[*]} " == *" $1 "* ]]; }
+
+command="${1:-}"; shift || true
+case "$command" in
   start)
+    engines "$@"
     install_missing
     PGBIN="$(pg_bin)" || die "no PostgreSQL initdb found after install"
     [[ -d "$STATE" ]] || { mkdir -p "$STATE"; chmod 755 "$STATE"; } # postgres user must traverse it
-    start_mariadb
-    start_postgres
-    cat <<EOF
-export GROUNDCHECK_TEST_MYSQL_URL=mysql://$RW_USER:$RW_PW@127.0.0.1:$MY_PORT/$DB
-export GROUNDCHECK_TEST_POSTGRES_URL=postgres://$RW_USER:$RW_PW@127.0.0.1:$PG_PORT/$DB
-export GROUNDCHECK_TEST_MYSQL_RO_URL=mysql://$RO_USER:$RO_PW@127.0.0.1:$MY_PORT/$DB
-export GROUNDCHECK_TEST_POSTGRES_RO_URL=postgres://$RO_USER:$RO_PW@127.0.0.1:$PG_PORT/$DB
-EOF
+    if wants mariadb; then start_mariadb; fi
+    if wants postgres; then start_postgres; fi
+    echo "export GROUNDCHECK_DB_STATE=$STATE"
+    if wants mariadb; then
+      echo "export GROUNDCHECK_MYSQL_PORT=$MY_PORT"
+      echo "export GROUNDCHECK_TEST_MYSQL_URL=mysql://$RW_USER:$RW_PW@127.0.0.1:$MY_PORT/$DB"
+      echo "export GROUNDCHECK_TEST_MYSQL_RO_URL=mysql://$RO_USER:$RO_PW@127.0.0.1:$MY_PORT/$DB"
+    fi
+    if wants postgres; then
+      echo "export GROUNDCHECK_POSTGRES_PORT=$PG_PORT"
+      echo "export GROUNDCHECK_TEST_POSTGRES_URL=postgres://$RW_USER:$RW_PW@127.0.0.1:$PG_PORT/$DB"
+      echo "export GROUNDCHECK_TEST_POSTGRES_RO_URL=postgres://$RO_USER:$RO_PW@127.0.0.1:$PG_PORT/$DB"
+    fi
     ;;
   stop | reset)
-    stop_mariadb
-    if PGBIN="$(pg_bin)"; then stop_postgres; fi
-    if [[ $1 == reset ]]; then
+    if [[ $command == reset ]]; then engines; else engines "$@"; fi
+    if wants mariadb; then stop_mariadb; fi
+    if wants postgres && PGBIN="$(pg_bin)"; then stop_postgres; fi
+    if [[ $command == reset ]]; then
       [[ -n "$STATE" && "$STATE" != / ]] || die "refusing to delete state dir '$STATE'"
+      # Whatever still runs here was not started by this script: its data stays.
+      if my_running || { [[ -f "$PG_DATA/postmaster.pid" ]] && alive "$(pg_pid)" postgres; }; then
+        die "a server this script did not start runs on $STATE: not deleting it (stop it first)"
+      fi
       log "deleting $STATE"
       rm -rf -- "$STATE"
     fi
     ;;
-  *) echo "usage: $0 start|stop|reset" >&2; exit 2 ;;
+  owns)
+    (($#)) || die "usage: $0 owns URL..."
+    for url in "$@"; do owns "$url" || exit 1; done
+    ;;
+  *) echo "usage: $0 start|stop [mariadb|postgres]... | reset | owns URL..." >&2; exit 2 ;;
 esac

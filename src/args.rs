@@ -163,50 +163,17 @@ pub enum Command {
     /// Walks every run (and every session's rows without run_id) in the database, or those the
     /// filters select, in bounded batches: reading, verifying and writing overlap, and memory
     /// stays flat however large the table. Reports what changed against the verdicts stored
-    /// before for the same policy. Without --write nothing in the database changes. With
-    /// --write, verdicts and a checkpoint are committed per batch, so after a crash --resume
-    /// with the same arguments finishes the job. --shard K/N gives N independent workers
-    /// disjoint sets of whole runs that together cover every run once.
+    /// before for the same policy, or for the policy --compare-with names. Without --write
+    /// nothing in the database changes. With --write, verdicts and a checkpoint are committed
+    /// per batch, so after a crash or Ctrl-C --resume with the same arguments finishes the job
+    /// and reports the whole job's totals. --shard K/N gives N independent workers disjoint
+    /// sets of whole runs that together cover every run once.
     #[command(after_help = "Examples:\n  \
         groundcheck reverify\n  \
         groundcheck reverify --since 2026-11-01T00:00:00Z --tool query_logs --format json\n  \
+        groundcheck reverify --match exact --compare-with 'require=all;match=elided'\n  \
         groundcheck reverify --database \"$DATABASE_URL\" --shard 3/8 --write --resume")]
-    Reverify {
-        #[command(flatten)]
-        database: DatabaseArgs,
-        #[command(flatten)]
-        policy: PolicyArgs,
-        /// Output format: a summary for people, one JSON object, or one change a line then the summary.
-        #[arg(long, value_enum, default_value_t = Format::Human)]
-        format: Format,
-        /// Only rows created at or after this time (RFC 3339).
-        #[arg(long, value_name = "TIME")]
-        since: Option<String>,
-        /// Only rows created before this time (RFC 3339).
-        #[arg(long, value_name = "TIME")]
-        until: Option<String>,
-        /// Only rows of this tool (repeatable).
-        #[arg(long = "tool", value_name = "NAME")]
-        tools: Vec<String>,
-        /// Only this run (repeatable).
-        #[arg(long = "run", value_name = "RUN_ID")]
-        runs: Vec<String>,
-        /// Take shard K of N (1-based): a stable, disjoint share of whole runs.
-        #[arg(long, value_name = "K/N")]
-        shard: Option<String>,
-        /// Verification threads (default: one per core).
-        #[arg(long, value_name = "N")]
-        jobs: Option<usize>,
-        /// Store verdicts (one row per invocation and policy) and a checkpoint per batch.
-        #[arg(long)]
-        write: bool,
-        /// Continue the job with the same arguments from its checkpoint (needs --write).
-        #[arg(long)]
-        resume: bool,
-        /// Rows per batch: bounds memory and the work lost to a crash.
-        #[arg(long, value_name = "ROWS", default_value_t = 1000)]
-        batch_rows: usize,
-    },
+    Reverify(ReverifyArgs),
     /// Create or update groundcheck's tables in the database (idempotent).
     ///
     /// tool_invocation exactly as the agent's schema defines it (created only if missing), plus
@@ -219,6 +186,60 @@ pub enum Command {
         #[command(flatten)]
         database: DatabaseArgs,
     },
+}
+
+/// The arguments of `reverify`.
+#[derive(Debug, clap::Args)]
+pub struct ReverifyArgs {
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+    #[command(flatten)]
+    pub policy: PolicyArgs,
+    /// Compare with the verdicts stored under this policy key instead of the job's own policy
+    /// (e.g. 'require=all;match=elided', as `policy` in the output); it must have stored verdicts.
+    #[arg(long, value_name = "POLICY")]
+    pub compare_with: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ReverifyFormat::Human)]
+    pub format: ReverifyFormat,
+    /// Only rows created at or after this time (RFC 3339).
+    #[arg(long, value_name = "TIME")]
+    pub since: Option<String>,
+    /// Only rows created before this time (RFC 3339).
+    #[arg(long, value_name = "TIME")]
+    pub until: Option<String>,
+    /// Only rows of this tool (repeatable).
+    #[arg(long = "tool", value_name = "NAME")]
+    pub tools: Vec<String>,
+    /// Only this run (repeatable).
+    #[arg(long = "run", value_name = "RUN_ID")]
+    pub runs: Vec<String>,
+    /// Take shard K of N (1-based): a stable, disjoint share of whole runs.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+    /// Verification threads (default: one per core).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Store verdicts (one row per invocation and policy) and a checkpoint per batch.
+    #[arg(long)]
+    pub write: bool,
+    /// Continue the job with the same arguments from its checkpoint (needs --write).
+    #[arg(long)]
+    pub resume: bool,
+    /// Rows per batch: bounds memory and the work lost to a crash.
+    #[arg(long, value_name = "ROWS", default_value_t = 1000)]
+    pub batch_rows: usize,
+}
+
+/// How `reverify` prints its summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReverifyFormat {
+    /// The summary as tables for people.
+    Human,
+    /// One `groundcheck.reverify/v1` summary object, every change listed last.
+    Json,
+    /// One change a line, then the `groundcheck.reverify/v1` summary on one line.
+    Jsonl,
 }
 
 /// Where the database is.

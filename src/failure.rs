@@ -1,19 +1,39 @@
-//! What ends a command early: one line for a person on stderr, then exit code 2.
+//! What ends a command early: one line for a person on stderr, then exit code 2 (130 when
+//! it was interrupted).
 
 use std::path::Path;
 
-/// A command that cannot finish: bad usage, bad input, or a database that failed. Printed as
-/// one stderr line; the exit code is always 2 (1 means a `--fail-on` condition was met,
-/// which is a finished command, not a failure).
+/// The exit code of a command stopped by Ctrl-C: 128 + SIGINT, as shells report it.
+pub const INTERRUPTED: u8 = 130;
+
+/// A command that cannot finish: bad usage, bad input, a database that failed, or Ctrl-C.
+/// Printed as one stderr line. (Exit code 1 means a `--fail-on` condition was met, which is
+/// a finished command, not a failure.)
 #[derive(Debug)]
 pub struct Failure {
     pub message: String,
+    /// Whether the command was interrupted (SIGINT): exit code 130, as shells expect, not 2.
+    pub interrupted: bool,
 }
 
 impl Failure {
-    /// Bad usage or input.
+    /// Bad usage or input: exit code 2.
     pub fn input(message: impl Into<String>) -> Failure {
-        Failure { message: message.into() }
+        Failure { message: message.into(), interrupted: false }
+    }
+
+    /// Stopped by Ctrl-C, cleanly: exit code 130.
+    pub fn interrupted(message: impl Into<String>) -> Failure {
+        Failure { message: message.into(), interrupted: true }
+    }
+
+    /// The process exit code for this failure.
+    pub fn exit_code(&self) -> u8 {
+        if self.interrupted {
+            INTERRUPTED
+        } else {
+            2
+        }
     }
 
     /// A file that cannot be read, named with the reason.

@@ -71,36 +71,7 @@ fn main() -> ExitCode {
             let keys = run_keys(&runs, &sessions, &order());
             block_on(cmd::export::export(&database.database, &keys, &dir, out))
         }
-        Command::Reverify {
-            database,
-            policy,
-            format,
-            since,
-            until,
-            tools,
-            runs,
-            shard,
-            jobs,
-            write,
-            resume,
-            batch_rows,
-        } => {
-            let args = cmd::reverify::ReverifyArgs {
-                url: &database.database,
-                policy: policy.policy(),
-                format,
-                since: since.as_deref(),
-                until: until.as_deref(),
-                tools,
-                runs,
-                shard: shard.as_deref(),
-                jobs,
-                write,
-                resume,
-                batch_rows,
-            };
-            block_on(cmd::reverify::reverify(args, &mut output))
-        }
+        Command::Reverify(args) => block_on(cmd::reverify::reverify(args, &mut output)),
         Command::Migrate { database } => block_on(cmd::migrate::migrate(&database.database, out)),
     };
     // Output is written only once the command has succeeded: a failing command prints one
@@ -119,7 +90,7 @@ fn main() -> ExitCode {
         }
         Err(failure) => {
             eprintln!("{}", failure.message);
-            ExitCode::from(2)
+            ExitCode::from(failure.exit_code())
         }
     }
 }

@@ -1,5 +1,227 @@
-//! `groundcheck reverify`: batch re-verification of stored runs (SPEC §7).
+//! `groundcheck reverify`: batch re-verification of stored runs, as one wing.
+//!
+//! [`reverify`] checks the request, names the job ([`job`]), finds where it starts (fresh, or
+//! past its checkpoint with its stored totals), runs the streaming [`pipeline`] with a
+//! [`progress`] bar while Ctrl-C is caught ([`interrupt`]), and ends with the [`summary`]
+//! (rendered for people by [`human`]): the whole job's [`tally`] and the changes against
+//! the verdicts stored before, spooled to disk ([`spool`]). `--shard` is [`shard`].
 
-pub mod pipeline;
-pub mod shard;
-pub mod tally;
+mod human;
+mod interrupt;
+mod job;
+mod pipeline;
+mod progress;
+mod shard;
+mod spool;
+mod summary;
+mod tally;
+
+use std::io::Write;
+use std::time::Instant;
+
+use groundcheck_core::Policy;
+use groundcheck_store::{redact, to_stored, JobProgress, Store, Window};
+use tokio::sync::watch;
+
+pub use crate::reverify::summary::Format;
+
+use crate::database;
+use crate::failure::Failure;
+use crate::output::Output;
+use crate::reverify::human::count;
+use crate::reverify::interrupt::{resume_command, Interrupts};
+use crate::reverify::job::{Identity, Start};
+use crate::reverify::pipeline::{Ended, Job};
+use crate::reverify::progress::Progress;
+use crate::reverify::shard::Shard;
+use crate::reverify::spool::Spool;
+use crate::reverify::summary::Summary;
+
+/// What to re-verify and how, as the command line gave it.
+pub struct Request<'a> {
+    /// The database, as given (its password is never printed).
+    pub url: &'a str,
+    /// The policy the verdicts are decided and stored under.
+    pub policy: Policy,
+    /// A stored policy key to compare with instead of the job's own policy.
+    pub compare_with: Option<&'a str>,
+    /// How the summary is printed.
+    pub format: Format,
+    /// Rows created at or after / before these RFC 3339 times.
+    pub since: Option<&'a str>,
+    pub until: Option<&'a str>,
+    /// Only rows of these tools, only these runs (empty: all).
+    pub tools: Vec<String>,
+    pub runs: Vec<String>,
+    /// `K/N`: this worker's share of the runs.
+    pub shard: Option<&'a str>,
+    /// Verification threads (`None`: one per core).
+    pub jobs: Option<usize>,
+    /// Store verdicts and checkpoints; continue from the checkpoint.
+    pub write: bool,
+    pub resume: bool,
+    /// Rows per batch: bounds memory and the work a crash loses.
+    pub batch_rows: usize,
+    /// The command line as given, from which an interrupted job's resume command is made.
+    pub command_line: Vec<String>,
+}
+
+/// Runs the job and puts its summary into `out`.
+pub async fn reverify(request: Request<'_>, out: &mut Output) -> Result<u8, Failure> {
+    if request.resume && !request.write {
+        return Err(Failure::input("--resume: needs --write: the checkpoint is stored with the verdicts"));
+    }
+    if request.jobs == Some(0) {
+        return Err(Failure::input("--jobs: must be at least 1"));
+    }
+    if request.batch_rows == 0 {
+        return Err(Failure::input("--batch-rows: must be at least 1"));
+    }
+    let shard = request.shard.map(Shard::parse).transpose().map_err(Failure::input)?.unwrap_or(Shard::ALL);
+    let stored = |flag: &str, t: Option<&str>| {
+        t.map(|t| to_stored(t).map_err(|e| Failure::input(format!("--{flag}: {e}")))).transpose()
+    };
+    let window = Window { since: stored("since", request.since)?, until: stored("until", request.until)? };
+    // Without --write nothing is stored: a reader needs no write access to the database.
+    let store = if request.write {
+        database::open(request.url).await?
+    } else {
+        database::open_read_only(request.url).await?
+    };
+    let result = run(&request, &store, shard, window, out).await;
+    store.close().await;
+    result
+}
+
+async fn run(
+    request: &Request<'_>,
+    store: &Store,
+    shard: Shard,
+    window: Window,
+    out: &mut Output,
+) -> Result<u8, Failure> {
+    let policy = request.policy.key();
+    let baseline = request.compare_with.unwrap_or(&policy).to_string();
+    if let Some(key) = request.compare_with {
+        check_stored(store, key).await?;
+    }
+    let (mut tools, mut runs) = (request.tools.clone(), request.runs.clone());
+    tools.sort();
+    runs.sort();
+    let identity = Identity::new(&policy, &window, &tools, &runs, shard, request.compare_with);
+    let start = job::start(store, &window, shard, &runs, &identity, request.resume).await?;
+    let Start { keys, runs_in_job, rows_before, last_before, mut tally, resumed } = start;
+    if request.format != Format::Human {
+        tally.changes =
+            Some(Spool::new().map_err(|e| temp_failure("cannot spool the changes to a temporary file", &e))?);
+    }
+
+    let progress = Progress::new(keys.len() as u64);
+    let on_batch = |runs: u64, rows: u64| progress.batch(runs, rows);
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let write = request.write.then_some(JobProgress { job: &identity.id, arguments: &identity.arguments });
+    let job = Job {
+        store,
+        keys,
+        window,
+        tools,
+        policy: request.policy,
+        baseline: baseline.clone(),
+        batch_rows: request.batch_rows,
+        jobs: request.jobs,
+        write,
+        rows_before,
+        last_before,
+        tally,
+        on_batch: &on_batch,
+        stop: stop_rx,
+    };
+    let started = Instant::now();
+    let mut interrupts =
+        Interrupts::catch().map_err(|e| Failure::input(format!("SIGINT: cannot catch it: {e}")))?;
+    // A second Ctrl-C stops at once: each commit is atomic, so `--resume` stays exact.
+    let hard_stop = || {
+        progress.clear();
+        let _ = writeln!(std::io::stderr(), "{}", stopped_at_once(request));
+    };
+    let ended = interrupt::drive(pipeline::run(job), &mut interrupts, &stop_tx, hard_stop).await;
+    progress.clear();
+    let mut ended = ended?;
+    if ended.interrupted {
+        return Err(Failure::interrupted(interrupted_line(request, &ended, runs_in_job)));
+    }
+
+    let changes = ended.tally.changes.take().map(Spool::finish).transpose();
+    let changes =
+        changes.map_err(|e| temp_failure("cannot read back the changes spooled to a temporary file", &e))?;
+    let seconds = started.elapsed().as_secs_f64();
+    let verified_now = ended.tally.invocations.saturating_sub(resumed.map_or(0, |r| r.invocations));
+    let summary = Summary {
+        schema: "groundcheck.reverify/v1",
+        policy,
+        compared_with: request.compare_with.map(str::to_string),
+        shard: shard.to_string(),
+        written: request.write,
+        resumed,
+        transitions: Summary::transitions(&ended.tally),
+        summary: &ended.tally,
+        elapsed_seconds: (seconds * 1000.0).round() / 1000.0,
+        rows_per_second: if seconds > 0.0 { (verified_now as f64 / seconds).round() } else { 0.0 },
+    };
+    summary::write(&summary, changes, request.format, out)
+        .map_err(|e| temp_failure("cannot write the summary to a temporary file", &e))?;
+    Ok(0)
+}
+
+/// `--compare-with` must name a policy with stored verdicts: against nothing, every
+/// invocation would be `new`, which is never what a comparison is for.
+async fn check_stored(store: &Store, key: &str) -> Result<(), Failure> {
+    if store.policy_is_stored(key).await.map_err(database::failure)? {
+        return Ok(());
+    }
+    let stored = store.stored_policies().await.map_err(database::failure)?;
+    let known = match stored.is_empty() {
+        true => "none is stored yet".to_string(),
+        false => format!("stored: {}", stored.join(", ")),
+    };
+    Err(Failure::input(format!(
+        "--compare-with: no verdicts are stored under {key:?} in {} ({known})",
+        store.display_url()
+    )))
+}
+
+/// What an interrupted job did and how to go on, in one line about its database.
+fn interrupted_line(request: &Request<'_>, ended: &Ended, runs_in_job: u64) -> String {
+    let url = redact(request.url);
+    if !request.write {
+        return format!(
+            "{url}: interrupted after verifying {} of {}; nothing was written (no --write)",
+            ended.tally.runs,
+            count(runs_in_job, "run", "runs")
+        );
+    }
+    let rows = u64::try_from(ended.rows_done).unwrap_or(0);
+    format!(
+        "{url}: interrupted: {} of {} ({}) of this job are committed; resume with: {}",
+        ended.tally.runs,
+        count(runs_in_job, "run", "runs"),
+        count(rows, "invocation", "invocations"),
+        resume_command(&request.command_line, request.url)
+    )
+}
+
+fn stopped_at_once(request: &Request<'_>) -> String {
+    let url = redact(request.url);
+    match request.write {
+        true => format!(
+            "{url}: interrupted again: stopped at once, committed batches are kept; resume with: {}",
+            resume_command(&request.command_line, request.url)
+        ),
+        false => format!("{url}: interrupted again: stopped at once; nothing was written (no --write)"),
+    }
+}
+
+/// A temporary file that failed, named by its folder.
+fn temp_failure(what: &str, err: &std::io::Error) -> Failure {
+    Failure::input(format!("{}: {what}: {err}", std::env::temp_dir().display()))
+}

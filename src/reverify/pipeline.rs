@@ -3,15 +3,16 @@
 //! A reader task walks the job's runs in order and sends bounded batches (whole runs, about
 //! `batch_rows` rows, with the verdicts stored for them before) down a channel of depth two;
 //! a verifier thread runs each batch on its own rayon pool; the writer stores each batch's
-//! verdicts together with the job's checkpoint in one transaction and tallies them. Memory is
-//! bounded by a few batches, never by the database. Any error stops all three stages and
-//! leaves the checkpoint at the last committed batch.
+//! verdicts together with the job's checkpoint and running totals in one transaction and
+//! tallies them. Memory is bounded by a few batches, never by the database. Any error stops
+//! all three stages and leaves the checkpoint at the last committed batch; so does a stop
+//! request (Ctrl-C), after the batch being committed.
 
 use std::collections::HashMap;
 
 use groundcheck_core::{verify_runs, Policy, Run, RunReport};
 use groundcheck_store::{into_run, Checkpoint, JobProgress, RunKey, Store, StoredRow, Window};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 
 use crate::database;
 use crate::failure::Failure;
@@ -19,24 +20,43 @@ use crate::reverify::tally::{Outcome, Tally};
 
 /// Everything a job needs to run.
 pub struct Job<'a> {
+    /// Where rows are read and verdicts written.
     pub store: &'a Store,
     /// The runs to verify, in order, already narrowed to the shard and past any checkpoint.
     pub keys: Vec<RunKey>,
+    /// Only rows created in this window.
     pub window: Window,
     /// Only rows of these tools (empty: all).
     pub tools: Vec<String>,
+    /// The policy that decides (and names) the verdicts.
     pub policy: Policy,
+    /// The policy whose stored verdicts the changes are against.
+    pub baseline: String,
+    /// Rows per batch (whole runs, so a batch may hold more).
     pub batch_rows: usize,
     /// Threads for verification (`None`: one per core).
     pub jobs: Option<usize>,
     /// Where to store verdicts and progress (`--write`).
     pub write: Option<JobProgress<'a>>,
-    /// Rows a resumed job had already done.
+    /// What the job had done before this run: its rows, its last run, its totals (with the
+    /// spool for this run's changes, when the output lists them).
     pub rows_before: i64,
-    /// Told of every finished batch: (runs, rows).
+    pub last_before: Option<RunKey>,
+    pub tally: Tally,
+    /// Told of every committed batch: (runs, rows).
     pub on_batch: &'a dyn Fn(u64, u64),
-    /// Where to list changes (`None`: only count them).
-    pub changes: Option<crate::reverify::tally::Spool>,
+    /// Becomes `true` when the job should stop after the batch being committed.
+    pub stop: watch::Receiver<bool>,
+}
+
+/// How a job ended.
+pub struct Ended {
+    /// The whole job's totals, up to the last committed batch.
+    pub tally: Tally,
+    /// Rows the whole job has done (the checkpoint's count).
+    pub rows_done: i64,
+    /// Stopped on request before every run was done.
+    pub interrupted: bool,
 }
 
 struct Batch {
@@ -53,86 +73,110 @@ struct Verified {
     last: Option<RunKey>,
 }
 
-/// Runs the job to the end (or the first error) and returns its tally.
-pub async fn run(mut job: Job<'_>) -> Result<Tally, Failure> {
+/// Runs the job to the end, the first error, or a stop request.
+pub async fn run(mut job: Job<'_>) -> Result<Ended, Failure> {
     let (batches_tx, batches_rx) = mpsc::channel::<Result<Batch, Failure>>(2);
     let (verified_tx, verified_rx) = mpsc::channel::<Verified>(2);
     let verifier = spawn_verifier(batches_rx, verified_tx, job.policy, job.jobs)?;
 
     let policy_key = job.policy.key();
-    let spool = job.changes.take();
-    let reader = read(&job, &policy_key, batches_tx);
+    let tally = std::mem::take(&mut job.tally);
+    let reader = read(&job, batches_tx);
     let (job, policy_key) = (&job, policy_key.as_str());
     // `move`: when the writer stops (on an error too) its receiver is dropped, which stops
     // the verifier, whose receiver then stops the reader. Borrowing it would deadlock them.
     let writer = async move {
-        let mut tally = Tally { changes: spool, ..Tally::default() };
+        let mut tally = tally;
         let mut rows_done = job.rows_before;
-        let mut last = None;
+        let mut last = job.last_before.clone();
         let mut verified_rx = verified_rx;
-        while let Some(batch) = verified_rx.recv().await {
+        let mut stop = job.stop.clone();
+        loop {
+            // A stop request wins over a batch that is ready: that batch is not committed.
+            let batch = tokio::select! {
+                biased;
+                _ = stop.wait_for(|stop| *stop) => return Ok((tally, rows_done, last, true)),
+                batch = verified_rx.recv() => batch,
+            };
+            let Some(batch) = batch else { break };
             let verdicts: Vec<(Option<&str>, &groundcheck_core::Verdict)> = batch
                 .runs
                 .iter()
                 .flat_map(|r| r.invocations.iter().map(move |v| (r.run_id.as_deref(), v)))
                 .collect();
+            count(&mut tally, &batch)?;
             rows_done += verdicts.len() as i64;
+            last = batch.last.clone().or(last);
             if let (Some(progress), Some(key)) = (&job.write, &batch.last) {
                 let checkpoint = Checkpoint { last: key.clone(), rows_done, done: false };
                 job.store
-                    .write_batch(
+                    .write_job_batch(
                         policy_key,
                         env!("CARGO_PKG_VERSION"),
                         &verdicts,
-                        Some((progress, &checkpoint)),
+                        progress,
+                        &checkpoint,
+                        &tally.save(),
                     )
                     .await
                     .map_err(database::failure)?;
             }
-            for run in &batch.runs {
-                tally.runs += 1;
-                for v in &run.invocations {
-                    let layer = batch.layers.get(&v.id).and_then(Option::as_deref);
-                    tally
-                        .add(run.run_id.as_deref(), v, layer, batch.previous.get(&v.id).copied())
-                        .map_err(|e| Failure::input(format!("groundcheck: cannot spool the changes: {e}")))?;
-                }
-            }
             (job.on_batch)(batch.keys, verdicts.len() as u64);
-            last = batch.last.or(last);
         }
-        Ok::<_, Failure>((tally, rows_done, last))
+        Ok::<_, Failure>((tally, rows_done, last, false))
     };
     let (read_result, write_result) = tokio::join!(reader, writer);
     // The verifier ends once both channels are closed.
     let verifier_result = verifier.join();
-    let (tally, rows_done, last) = write_result?;
-    read_result?;
-    verifier_result.map_err(|_| Failure::input("groundcheck: the verifier thread panicked"))??;
-    if let (Some(progress), Some(last)) = (&job.write, last) {
+    let (tally, rows_done, last, writer_stopped) = write_result?;
+    let read_everything = read_result?;
+    verifier_result.map_err(|_| Failure::input("verification thread: panicked (a bug in groundcheck)"))??;
+    let interrupted = writer_stopped || !read_everything;
+    // Done only once every stage has ended well: a reader that failed also closes the
+    // writer's channel, and must not look like the end of the job.
+    if let (Some(progress), Some(last), false) = (&job.write, last, interrupted) {
         let checkpoint = Checkpoint { last, rows_done, done: true };
         job.store
-            .write_batch(policy_key, env!("CARGO_PKG_VERSION"), &[], Some((progress, &checkpoint)))
+            .write_job_batch(policy_key, env!("CARGO_PKG_VERSION"), &[], progress, &checkpoint, &tally.save())
             .await
             .map_err(database::failure)?;
     }
-    Ok(tally)
+    Ok(Ended { tally, rows_done, interrupted })
 }
 
-/// Reads the job's runs in order and sends them in batches of about `batch_rows` rows.
-async fn read(
-    job: &Job<'_>,
-    policy_key: &str,
-    tx: mpsc::Sender<Result<Batch, Failure>>,
-) -> Result<(), Failure> {
+/// Counts the verdicts of `batch` into `tally` (and spools their changes).
+fn count(tally: &mut Tally, batch: &Verified) -> Result<(), Failure> {
+    for run in &batch.runs {
+        tally.runs += 1;
+        for v in &run.invocations {
+            let layer = batch.layers.get(&v.id).and_then(Option::as_deref);
+            let before = batch.previous.get(&v.id).copied();
+            tally.add(run.run_id.as_deref(), v, layer, before).map_err(|e| {
+                let dir = std::env::temp_dir();
+                Failure::input(format!(
+                    "{}: cannot spool the changes to a temporary file: {e}",
+                    dir.display()
+                ))
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// Reads the job's runs in order and sends them in batches of about `batch_rows` rows, until
+/// the last run or a stop request. `Ok(true)`: every run was sent.
+async fn read(job: &Job<'_>, tx: mpsc::Sender<Result<Batch, Failure>>) -> Result<bool, Failure> {
     let mut batch = Batch { runs: Vec::new(), previous: HashMap::new(), rows: 0 };
     for key in &job.keys {
+        if *job.stop.borrow() {
+            return Ok(false); // the writer commits nothing more either
+        }
         let read = async {
             let mut rows = job.store.read_key(key, &job.window).await?;
             if !job.tools.is_empty() {
                 rows.retain(|r| job.tools.contains(&r.tool_name));
             }
-            let previous = job.store.read_key_verdicts(policy_key, key).await?;
+            let previous = job.store.read_key_verdicts(&job.baseline, key).await?;
             Ok::<_, groundcheck_store::StoreError>((rows, previous))
         };
         let (rows, previous) = match read.await {
@@ -154,14 +198,14 @@ async fn read(
             let full =
                 std::mem::replace(&mut batch, Batch { runs: Vec::new(), previous: HashMap::new(), rows: 0 });
             if tx.send(Ok(full)).await.is_err() {
-                return Ok(()); // the writer stopped; its error is the one reported
+                return Ok(false); // the writer stopped; its error is the one reported
             }
         }
     }
-    if !batch.runs.is_empty() {
-        let _ = tx.send(Ok(batch)).await;
+    if !batch.runs.is_empty() && tx.send(Ok(batch)).await.is_err() {
+        return Ok(false);
     }
-    Ok(())
+    Ok(true)
 }
 
 type VerifierHandle = std::thread::JoinHandle<Result<(), Failure>>;
@@ -177,7 +221,7 @@ fn spawn_verifier(
         .num_threads(jobs.unwrap_or(0))
         .thread_name(|i| format!("groundcheck-verify-{i}"))
         .build()
-        .map_err(|e| Failure::input(format!("groundcheck: cannot start the verification threads: {e}")))?;
+        .map_err(|e| Failure::input(format!("--jobs: cannot start the verification threads: {e}")))?;
     Ok(std::thread::spawn(move || {
         while let Some(batch) = rx.blocking_recv() {
             let batch = batch?;

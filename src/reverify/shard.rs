@@ -20,7 +20,7 @@ impl Shard {
 
     /// Parses `K/N` with 1 ≤ K ≤ N.
     pub fn parse(text: &str) -> Result<Shard, String> {
-        let bad = || format!("--shard {text:?}: expected K/N with 1 <= K <= N, e.g. 2/8");
+        let bad = || format!("--shard: {text:?} is not K/N with 1 <= K <= N (e.g. 2/8)");
         let (k, n) = text.split_once('/').ok_or_else(bad)?;
         let (k, n): (u64, u64) = (k.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
         if k == 0 || n == 0 || k > n {

@@ -1,33 +1,41 @@
 //! What a `reverify` job found: counts by status, reason, tool and retrieval layer, and the
-//! changes against the verdicts stored before it, with their transition table.
+//! changes against the verdicts stored before it, with their transition table. A writing job
+//! stores its tally with each batch ([`Tally::save`]), so a resumed job reports the whole job.
 
 use std::collections::BTreeMap;
-use std::fs::File;
-use std::io::{self, BufWriter, Seek, Write};
+use std::io;
 
 use groundcheck_core::{Reason, Status, Verdict};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+
+use crate::reverify::spool::Spool;
 
 /// A status and reason pair, as stored and compared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Outcome {
+    /// The verdict's status.
     pub status: Status,
+    /// Why.
     pub reason: Reason,
 }
 
 /// One invocation whose stored verdict differs from the new one (or had none).
 #[derive(Debug, Clone, Serialize)]
 pub struct Change {
+    /// The invocation.
     pub id: i64,
+    /// Its run (`null` for a session's rows without one).
     pub run_id: Option<String>,
-    /// `null` when nothing was stored for the policy before.
+    /// `null` when nothing was stored for the compared policy before.
     pub from: Option<Outcome>,
+    /// The verdict now.
     pub to: Outcome,
 }
 
 /// Status counts of one slice of the job.
-#[derive(Debug, Clone, Copy, Default, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StatusCounts {
+    /// Invocations of each status.
     pub supported: u64,
     pub unsupported: u64,
     pub no_evidence: u64,
@@ -46,11 +54,15 @@ impl StatusCounts {
 /// The running totals of a job. Maps are ordered, so the output is deterministic.
 #[derive(Debug, Default, Serialize)]
 pub struct Tally {
+    /// Invocations and runs verified.
     pub invocations: u64,
     pub runs: u64,
+    /// By status (flattened into the summary object).
     #[serde(flatten)]
     pub status: StatusCounts,
+    /// Invocations whose claimed status disagrees with the verdict.
     pub claim_mismatches: u64,
+    /// Invocations by reason; statuses by tool and by `retrieval_layer` (`(none)` if unset).
     pub by_reason: BTreeMap<String, u64>,
     pub by_tool: BTreeMap<String, StatusCounts>,
     pub by_retrieval_layer: BTreeMap<String, StatusCounts>,
@@ -62,39 +74,18 @@ pub struct Tally {
     pub changes: Option<Spool>,
 }
 
-/// Changes written to an anonymous temporary file as they are found: a first run over
-/// millions of rows changes every one of them, and memory must not grow with that.
-#[derive(Debug)]
-pub struct Spool {
-    file: BufWriter<File>,
-    count: u64,
-    /// Elements of a JSON array (`,` between, indented) instead of JSON lines.
-    array: bool,
-}
-
-impl Spool {
-    pub fn new(array: bool) -> io::Result<Spool> {
-        Ok(Spool { file: BufWriter::new(tempfile::tempfile()?), count: 0, array })
-    }
-
-    fn push(&mut self, change: &Change) -> io::Result<()> {
-        if self.array {
-            self.file.write_all(if self.count == 0 { b"\n    " } else { b",\n    " })?;
-        }
-        serde_json::to_writer(&mut self.file, change)?;
-        if !self.array {
-            self.file.write_all(b"\n")?;
-        }
-        self.count += 1;
-        Ok(())
-    }
-
-    /// The changes written, rewound for reading.
-    pub fn finish(self) -> io::Result<(File, u64)> {
-        let mut file = self.file.into_inner().map_err(|e| e.into_error())?;
-        file.rewind()?;
-        Ok((file, self.count))
-    }
+/// A tally as stored with a job's checkpoint. No `#[serde(flatten)]`: with serde_json's
+/// `arbitrary_precision` a flattened struct cannot read its numbers back.
+#[derive(Serialize, Deserialize)]
+struct Saved {
+    invocations: u64,
+    runs: u64,
+    status: StatusCounts,
+    claim_mismatches: u64,
+    by_reason: BTreeMap<String, u64>,
+    by_tool: BTreeMap<String, StatusCounts>,
+    by_retrieval_layer: BTreeMap<String, StatusCounts>,
+    transitions: Vec<(String, String, u64)>,
 }
 
 impl Tally {
@@ -119,5 +110,58 @@ impl Tally {
             spool.push(&Change { id: verdict.id, run_id: run_id.map(str::to_string), from: before, to })?;
         }
         Ok(())
+    }
+
+    /// The counts and transitions as text to store with the checkpoint (changes are not kept).
+    pub fn save(&self) -> String {
+        let saved = Saved {
+            invocations: self.invocations,
+            runs: self.runs,
+            status: self.status,
+            claim_mismatches: self.claim_mismatches,
+            by_reason: self.by_reason.clone(),
+            by_tool: self.by_tool.clone(),
+            by_retrieval_layer: self.by_retrieval_layer.clone(),
+            transitions: self.transitions.iter().map(|((f, t), n)| (f.clone(), t.clone(), *n)).collect(),
+        };
+        serde_json::to_string(&saved).unwrap_or_default()
+    }
+
+    /// A tally [`save`](Tally::save)d before, without changes; `None` if `text` is not one.
+    pub fn restore(text: &str) -> Option<Tally> {
+        let saved: Saved = serde_json::from_str(text).ok()?;
+        Some(Tally {
+            invocations: saved.invocations,
+            runs: saved.runs,
+            status: saved.status,
+            claim_mismatches: saved.claim_mismatches,
+            by_reason: saved.by_reason,
+            by_tool: saved.by_tool,
+            by_retrieval_layer: saved.by_retrieval_layer,
+            transitions: saved.transitions.into_iter().map(|(f, t, n)| ((f, t), n)).collect(),
+            changes: None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_saved_tally_restores_every_count() {
+        let mut tally = Tally { invocations: 7, runs: 2, claim_mismatches: 1, ..Tally::default() };
+        tally.status = StatusCounts { supported: 4, unsupported: 2, no_evidence: 1 };
+        tally.by_reason.insert("verified".into(), 4);
+        tally.by_tool.insert("query_logs".into(), tally.status);
+        tally.by_retrieval_layer.insert("(none)".into(), tally.status);
+        tally.transitions.insert(("new".into(), "supported".into()), 4);
+        tally.transitions.insert(("supported".into(), "unsupported".into()), 2);
+        let back = Tally::restore(&tally.save()).expect("restores");
+        assert_eq!(back.save(), tally.save());
+        assert_eq!(back.transitions, tally.transitions);
+        assert_eq!((back.invocations, back.runs, back.status), (7, 2, tally.status));
+        assert!(Tally::restore("{}").is_none());
+        assert!(Tally::restore("not json").is_none());
     }
 }

@@ -398,3 +398,120 @@ impl Store {
 fn to_json<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_string(value).unwrap_or_else(|_| "[]".to_string())
 }
+
+/// Like [`with_pool!`], with `$dialect` bound to the engine's [`dialect::JobDialect`].
+macro_rules! with_job_pool {
+    ($store:expr, $pool:ident, $dialect:ident => $body:expr) => {
+        match &$store.pool {
+            Pool::Sqlite($pool) => {
+                let $dialect: &dialect::JobDialect = &dialect::SQLITE_JOB;
+                $body
+            }
+            Pool::MySql($pool) => {
+                let $dialect: &dialect::JobDialect = &dialect::MYSQL_JOB;
+                $body
+            }
+            Pool::Postgres($pool) => {
+                let $dialect: &dialect::JobDialect = &dialect::POSTGRES_JOB;
+                $body
+            }
+        }
+    };
+}
+
+/// A `reverify --write` job's state: its checkpoint and its running totals, stored together
+/// with each batch's verdicts so that a resumed job can report the whole job.
+impl Store {
+    /// Stores one batch of verdicts under `policy` and, in the same transaction, the job's
+    /// checkpoint with its running `totals` (opaque text, the caller's): after a crash the
+    /// verdicts, the checkpoint and the totals all agree.
+    pub async fn write_job_batch(
+        &self,
+        policy: &str,
+        engine_version: &str,
+        verdicts: &[(Option<&str>, &Verdict)],
+        job: &JobProgress<'_>,
+        checkpoint: &Checkpoint,
+        totals: &str,
+    ) -> Result<(), StoreError> {
+        let action = "writing verdicts";
+        let now = timestamp::now_stored();
+        let (kind, key) = match &checkpoint.last {
+            RunKey::Run(id) => ("run", id),
+            RunKey::Session(id) => ("session", id),
+        };
+        with_pool!(self, pool, sql => {
+            let mut tx = pool.begin().await.map_err(|e| self.error(action, e))?;
+            for (run_id, v) in verdicts {
+                sqlx::query(sql.upsert_verdict)
+                    .bind(v.id)
+                    .bind(policy)
+                    .bind(*run_id)
+                    .bind(v.status.as_str())
+                    .bind(v.reason.as_str())
+                    .bind(v.claimed_status.as_deref())
+                    .bind(v.claim_agrees)
+                    .bind(v.source.as_str())
+                    .bind(to_json(&v.refs))
+                    .bind(to_json(&v.warnings))
+                    .bind(engine_version)
+                    .bind(now.as_str())
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(|e| self.write_error(format!("{action}: id {}", v.id), e))?;
+            }
+            let jobs = match self.engine() {
+                Engine::Sqlite => &dialect::SQLITE_JOB,
+                Engine::MySql => &dialect::MYSQL_JOB,
+                Engine::Postgres => &dialect::POSTGRES_JOB,
+            };
+            sqlx::query(jobs.upsert_checkpoint_totals)
+                .bind(job.job)
+                .bind(job.arguments)
+                .bind(kind)
+                .bind(key.as_str())
+                .bind(checkpoint.rows_done)
+                .bind(checkpoint.done)
+                .bind(now.as_str())
+                .bind(totals)
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| self.write_error("writing the reverify checkpoint".into(), e))?;
+            tx.commit().await.map_err(|e| self.error(action, e))
+        })
+    }
+
+    /// The running totals stored with a job's checkpoint, if it has any.
+    pub async fn read_job_totals(&self, job: &str) -> Result<Option<String>, StoreError> {
+        let action = "reading the reverify checkpoint";
+        with_job_pool!(self, pool, sql => {
+            let row = sqlx::query(sql.select_checkpoint_totals).bind(job).fetch_optional(pool).await;
+            let row = row.map_err(|e| self.error(action, e))?;
+            let totals = row.map(|r| r.try_get::<Option<Vec<u8>>, _>(0)).transpose();
+            let totals = totals.map_err(|e| self.error(action, e))?.flatten();
+            Ok(totals.map(|b| String::from_utf8_lossy(&b).into_owned()))
+        })
+    }
+
+    /// Whether any verdict is stored under `policy` (one index lookup).
+    pub async fn policy_is_stored(&self, policy: &str) -> Result<bool, StoreError> {
+        let action = "reading stored verdicts";
+        with_job_pool!(self, pool, sql => {
+            let row = sqlx::query(sql.policy_is_stored).bind(policy).fetch_optional(pool).await;
+            Ok(row.map_err(|e| self.error(action, e))?.is_some())
+        })
+    }
+
+    /// Every policy with stored verdicts, in order: what `--compare-with` can name.
+    pub async fn stored_policies(&self) -> Result<Vec<String>, StoreError> {
+        let action = "reading stored verdicts";
+        with_job_pool!(self, pool, sql => {
+            let rows = sqlx::query(sql.stored_policies).fetch_all(pool).await;
+            let rows = rows.map_err(|e| self.error(action, e))?;
+            rows.iter()
+                .map(|r| r.try_get::<Vec<u8>, _>(0).map(|b| String::from_utf8_lossy(&b).into_owned()))
+                .collect::<Result<_, _>>()
+                .map_err(|e| self.error(action, e))
+        })
+    }
+}
