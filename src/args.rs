@@ -195,6 +195,8 @@ pub struct ReverifyArgs {
     pub database: DatabaseArgs,
     #[command(flatten)]
     pub policy: PolicyArgs,
+    #[command(flatten)]
+    pub raw: RawOutputArgs,
     /// Compare with the verdicts stored under this policy key instead of the job's own policy
     /// (e.g. 'require=all;match=elided', as `policy` in the output); it must have stored verdicts.
     #[arg(long, value_name = "POLICY")]

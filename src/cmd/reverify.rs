@@ -11,6 +11,7 @@ pub async fn reverify(args: ReverifyArgs, out: &mut Output) -> Result<u8, Failur
         url: &args.database.database,
         policy: args.policy.policy(),
         compare_with: args.compare_with.as_deref(),
+        raw_outputs: args.raw.template()?,
         format: match args.format {
             ReverifyFormat::Human => Format::Human,
             ReverifyFormat::Json => Format::Json,

@@ -59,6 +59,7 @@ enum Piece {
 /// A parsed `--raw-outputs` template.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Template {
+    text: String,
     pieces: Vec<Piece>,
 }
 
@@ -111,11 +112,16 @@ impl std::str::FromStr for Template {
         if !text.is_empty() {
             pieces.push(Piece::Text(text));
         }
-        Ok(Template { pieces })
+        Ok(Template { text: template.to_string(), pieces })
     }
 }
 
 impl Template {
+    /// The template as given, e.g. to name a reverify job by it.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
     /// The file the template names for `inv`, or `None` when a value it needs could leave
     /// the template's folders.
     pub fn path_for(&self, inv: &Invocation) -> Option<PathBuf> {

@@ -19,7 +19,7 @@ pub struct Identity {
 }
 
 impl Identity {
-    /// `tools` and `runs` sorted; `compare_with` only when `--compare-with` was given, so the
+    /// `tools` and `runs` sorted; `compare_with` and `raw_outputs` only when given, so the
     /// jobs of earlier versions keep their names.
     pub fn new(
         policy: &str,
@@ -28,6 +28,7 @@ impl Identity {
         runs: &[String],
         shard: Shard,
         compare_with: Option<&str>,
+        raw_outputs: Option<&str>,
     ) -> Identity {
         let mut arguments = format!(
             "policy={policy};since={};until={};tools={};runs={};shard={shard}",
@@ -38,6 +39,9 @@ impl Identity {
         );
         if let Some(baseline) = compare_with {
             arguments.push_str(&format!(";compare={baseline}"));
+        }
+        if let Some(template) = raw_outputs {
+            arguments.push_str(&format!(";raw_outputs={template}"));
         }
         let id = format!("{:016x}", fnv1a(arguments.bytes()));
         Identity { arguments, id }

@@ -28,6 +28,7 @@ pub use crate::reverify::summary::Format;
 use crate::database;
 use crate::failure::Failure;
 use crate::output::Output;
+use crate::raw_outputs::Template;
 use crate::reverify::human::count;
 use crate::reverify::interrupt::{resume_command, Interrupts};
 use crate::reverify::job::{Identity, Start};
@@ -45,6 +46,8 @@ pub struct Request<'a> {
     pub policy: Policy,
     /// A stored policy key to compare with instead of the job's own policy.
     pub compare_with: Option<&'a str>,
+    /// Where rows without a raw output of their own find one (`--raw-outputs`).
+    pub raw_outputs: Option<Template>,
     /// How the summary is printed.
     pub format: Format,
     /// Rows created at or after / before these RFC 3339 times.
@@ -108,7 +111,8 @@ async fn run(
     let (mut tools, mut runs) = (request.tools.clone(), request.runs.clone());
     tools.sort();
     runs.sort();
-    let identity = Identity::new(&policy, &window, &tools, &runs, shard, request.compare_with);
+    let raw_outputs = request.raw_outputs.as_ref().map(Template::as_str);
+    let identity = Identity::new(&policy, &window, &tools, &runs, shard, request.compare_with, raw_outputs);
     let start = job::start(store, &window, shard, &runs, &identity, request.resume).await?;
     let Start { keys, runs_in_job, rows_before, last_before, mut tally, resumed } = start;
     if request.format != Format::Human {
@@ -126,6 +130,7 @@ async fn run(
         window,
         tools,
         policy: request.policy,
+        raw_outputs: request.raw_outputs.clone(),
         baseline: baseline.clone(),
         batch_rows: request.batch_rows,
         jobs: request.jobs,

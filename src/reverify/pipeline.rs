@@ -16,6 +16,7 @@ use tokio::sync::{mpsc, watch};
 
 use crate::database;
 use crate::failure::Failure;
+use crate::raw_outputs::{self, Template};
 use crate::reverify::tally::{Outcome, Tally};
 
 /// Everything a job needs to run.
@@ -30,6 +31,8 @@ pub struct Job<'a> {
     pub tools: Vec<String>,
     /// The policy that decides (and names) the verdicts.
     pub policy: Policy,
+    /// Where rows without a raw output of their own find one, read on the verifier's pool.
+    pub raw_outputs: Option<Template>,
     /// The policy whose stored verdicts the changes are against.
     pub baseline: String,
     /// Rows per batch (whole runs, so a batch may hold more).
@@ -77,7 +80,7 @@ struct Verified {
 pub async fn run(mut job: Job<'_>) -> Result<Ended, Failure> {
     let (batches_tx, batches_rx) = mpsc::channel::<Result<Batch, Failure>>(2);
     let (verified_tx, verified_rx) = mpsc::channel::<Verified>(2);
-    let verifier = spawn_verifier(batches_rx, verified_tx, job.policy, job.jobs)?;
+    let verifier = spawn_verifier(batches_rx, verified_tx, job.policy, job.raw_outputs.clone(), job.jobs)?;
 
     let policy_key = job.policy.key();
     let tally = std::mem::take(&mut job.tally);
@@ -215,6 +218,7 @@ fn spawn_verifier(
     mut rx: mpsc::Receiver<Result<Batch, Failure>>,
     tx: mpsc::Sender<Verified>,
     policy: Policy,
+    raw_outputs: Option<Template>,
     jobs: Option<usize>,
 ) -> Result<VerifierHandle, Failure> {
     let pool = rayon::ThreadPoolBuilder::new()
@@ -228,7 +232,7 @@ fn spawn_verifier(
             let keys = batch.runs.len() as u64;
             let last = batch.runs.last().map(|(key, _)| key.clone());
             let mut layers = HashMap::new();
-            let runs: Vec<Run> = batch
+            let mut runs: Vec<Run> = batch
                 .runs
                 .into_iter()
                 .filter_map(|(_, rows)| {
@@ -236,7 +240,15 @@ fn spawn_verifier(
                     into_run(rows)
                 })
                 .collect();
-            let report = pool.install(|| verify_runs(&runs, &policy));
+            let report = pool.install(|| {
+                // Files are read here, in parallel, one batch at a time: memory stays bounded.
+                if let Some(template) = &raw_outputs {
+                    for run in &mut runs {
+                        raw_outputs::attach(template, &mut run.invocations, policy.limits.max_output_bytes);
+                    }
+                }
+                verify_runs(&runs, &policy)
+            });
             let verified = Verified { runs: report.runs, layers, previous: batch.previous, keys, last };
             if tx.blocking_send(verified).is_err() {
                 break;
