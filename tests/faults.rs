@@ -73,7 +73,7 @@ fn import_corpus(url: &str, seed: u64, n: u64) -> i64 {
     n as i64
 }
 
-/// Imports the shipped fixtures (128 invocations) with full rights.
+/// Imports the shipped fixtures (155 invocations) with full rights.
 fn import_fixtures(url: &str) {
     let migrated = gc(url, &["migrate"]);
     assert_eq!(migrated.code, 0, "{}", migrated.stderr);
