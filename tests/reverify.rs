@@ -454,4 +454,5 @@ fn json_and_jsonl_output_bytes_are_pinned() {
 mod compare;
 mod interrupt;
 mod output;
+mod raw_outputs;
 mod servers;

@@ -56,7 +56,12 @@ fn fixture_24_with_its_raw_output_files() {
         .iter()
         .map(|inv| {
             let warnings = inv["warnings"].as_array().unwrap().iter().map(|w| w.as_str().unwrap()).collect();
-            (inv["id"].as_i64().unwrap(), inv["source"].as_str().unwrap(), inv["status"].as_str().unwrap(), warnings)
+            (
+                inv["id"].as_i64().unwrap(),
+                inv["source"].as_str().unwrap(),
+                inv["status"].as_str().unwrap(),
+                warnings,
+            )
         })
         .collect();
     assert_eq!(
