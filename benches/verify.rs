@@ -649,6 +649,30 @@ fn bench_generated(c: &mut Criterion) {
     }
 }
 
+/// JSON inside strings: each 1 MB document wrapped as an MCP tool result (the whole output
+/// one string in `content[0].text`), every path pointing through the wrapper, against the
+/// same document and path unwrapped. The wrapped case pays for the first evaluation missing,
+/// then the expanded view (the document parsed again, the string parsed once).
+fn bench_expanded(c: &mut Criterion) {
+    for kind in Kind::ALL {
+        let doc = kind.generate(MIB, MIB as u64);
+        let wrapped =
+            format!(r#"{{"content":[{{"type":"text","text":{}}}],"isError":false}}"#, js(&doc.text));
+        let mut group = c.benchmark_group(format!("expanded/{}/1MB", kind.name()));
+        configure(&mut group, doc.text.len());
+        for (id, (path_name, path)) in doc.paths.iter().enumerate() {
+            let plain = invocation(id as i64, kind.tool(), path, &doc.quote, &doc.text);
+            let name = format!("expanded/{}/plain/{path_name}", kind.name());
+            bench_verify(&mut group, &format!("plain/{path_name}"), &name, &plain, Some(Rung::Exact));
+            let through = path.replacen('$', "$.content[0].text", 1);
+            let inside = invocation(id as i64, kind.tool(), &through, &doc.quote, &wrapped);
+            let name = format!("expanded/{}/wrapped/{path_name} {through}", kind.name());
+            bench_verify(&mut group, &format!("wrapped/{path_name}"), &name, &inside, Some(Rung::Exact));
+        }
+        group.finish();
+    }
+}
+
 /// The Verifier's in-process call: one run of 50 invocations with 64 KiB outputs each, every
 /// kind and every path style, verified in parallel by `verify_run`.
 fn bench_run(c: &mut Criterion) {
@@ -732,5 +756,5 @@ fn bench_real(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench_generated, bench_run, bench_real);
+criterion_group!(benches, bench_generated, bench_expanded, bench_run, bench_real);
 criterion_main!(benches);

@@ -248,7 +248,7 @@ fn expanded_view(inv: &Invocation, policy: &Policy) -> Result<Option<TreeDoc<'st
         Err(Absent::OverLimit) => return Err(OverLimit),
         Err(Absent::Unavailable) => return Ok(None),
     };
-    match expand(&plain.doc, max_depth) {
+    match expand(plain.doc, max_depth) {
         Ok(Some(doc)) => Ok(Some(TreeDoc::new(Cow::Owned(doc)))),
         Ok(None) => Ok(None),
         Err(_) => Err(OverLimit),

@@ -49,7 +49,7 @@ pub fn resolve(path: &str, doc: &Json) -> Result<Vec<ResolvedNode>, ResolveError
         return Ok(found);
     }
     let max = Limits::default().max_depth;
-    match expand(doc, max) {
+    match expand(std::borrow::Cow::Borrowed(doc), max) {
         Ok(Some(expanded)) => select(&path, &expanded, true),
         Ok(None) => Ok(found),
         Err(_) => Err(ResolveError::ExpandedTooDeep { max }),

@@ -8,6 +8,8 @@
 //! recursion, each string parsed once, and its depth counts from the outer document's root
 //! through the replaced strings.
 
+use std::borrow::Cow;
+
 use super::parse::parse_with_depth_limit;
 use super::value::clone_flat;
 use super::{drop_flat, Json, JsonErrorKind, Node};
@@ -17,9 +19,13 @@ use super::{drop_flat, Json, JsonErrorKind, Node};
 pub(crate) struct TooDeep;
 
 /// The expanded view of `doc` with nesting up to `max_depth`, or `None` when no string in it
-/// holds JSON (the view is the document itself).
-pub(crate) fn expand(doc: &Json, max_depth: usize) -> Result<Option<Json>, TooDeep> {
-    let mut root = clone_flat(doc.root());
+/// holds JSON (the view is the document itself). A borrowed document is copied first; an
+/// owned one is expanded where it lies.
+pub(crate) fn expand(doc: Cow<'_, Json>, max_depth: usize) -> Result<Option<Json>, TooDeep> {
+    let mut root = match doc {
+        Cow::Borrowed(doc) => clone_flat(doc.root()),
+        Cow::Owned(doc) => doc.into_root(),
+    };
     match expand_in_place(&mut root, max_depth) {
         Ok(true) => Ok(Some(Json::from_node(root))),
         Ok(false) => {
@@ -76,7 +82,11 @@ mod tests {
     use super::*;
 
     fn expanded(text: &str, max_depth: usize) -> Result<Option<String>, TooDeep> {
-        Ok(expand(&Json::parse(text).unwrap(), max_depth)?.map(|doc| doc.to_json_string()))
+        let doc = Json::parse(text).unwrap();
+        let borrowed = expand(Cow::Borrowed(&doc), max_depth)?.map(|doc| doc.to_json_string());
+        let owned = expand(Cow::Owned(doc), max_depth)?.map(|doc| doc.to_json_string());
+        assert_eq!(borrowed, owned);
+        Ok(owned)
     }
 
     #[test]
@@ -107,7 +117,7 @@ mod tests {
         assert_eq!(expanded(text, 4).unwrap().as_deref(), Some(r#"{"a":[[[1]]]}"#));
         assert_eq!(expanded(text, 3), Err(TooDeep));
         let doc = Json::parse(text).unwrap();
-        assert_eq!(expand(&doc, 4).unwrap().unwrap().depth(), 4);
+        assert_eq!(expand(Cow::Borrowed(&doc), 4).unwrap().unwrap().depth(), 4);
     }
 
     #[test]
