@@ -44,7 +44,7 @@ fn corpus_in_files(root: &Path, n: u64) -> (std::path::PathBuf, i64) {
             }
             rows += 1;
         }
-        write(&bundles, &format!("c{i:03}.json"), &bundle.to_string());
+        write(&bundles, &format!("c{i:03}.json"), bundle.to_string());
     }
     (bundles, rows)
 }
