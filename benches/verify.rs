@@ -718,9 +718,9 @@ fn last_string(value: &serde_json::Value) -> Option<&str> {
     last
 }
 
-/// Real tool outputs from `../shared/data/tool-outputs/*.json`, when present beside the repo.
+/// Real tool outputs, `benches/data/tool-outputs/*.json` (each with its source and license).
 fn bench_real(c: &mut Criterion) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/tool-outputs");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/data/tool-outputs");
     let mut files: Vec<PathBuf> = match std::fs::read_dir(&dir) {
         Ok(entries) => entries
             .filter_map(|e| e.ok().map(|e| e.path()))

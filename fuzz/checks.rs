@@ -215,7 +215,7 @@ fn chosen_policy(mode: u8) -> Policy {
     }
 }
 
-/// The report invariants of SPEC §3.4 and §4 that hold for every input.
+/// The report invariants of docs/verification.md#classification that hold for every input.
 fn check_verdict(inv: &Invocation, policy: &Policy, v: &Verdict) {
     assert_eq!((v.id, v.tool_name.as_str()), (inv.id, inv.tool_name.as_str()));
     assert_eq!(v.status == Status::Supported, v.reason == Reason::Verified, "{v:?}");

@@ -698,7 +698,7 @@ fn the_binarys_modules_import_each_other_without_loops() {
     assert!(edges["cmd"].contains("load") && edges["load"].contains("failure"), "{edges:?}");
 }
 
-/// Regression: a 10,000-deep output is an ordinary input (SPEC §6). `verify` gives its refs
+/// Regression: a 10,000-deep output is an ordinary input (docs/verification.md#limits). `verify` gives its refs
 /// `limit_exceeded`; `resolve` refuses JSONPath on it with one line but follows a JSON Pointer.
 #[test]
 fn ten_thousand_deep_documents_neither_crash_verify_nor_resolve() {

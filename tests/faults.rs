@@ -46,7 +46,7 @@ fn gc(url: &str, args: &[&str]) -> Outcome {
     out
 }
 
-/// Asserts a command failed as SPEC §5 says (exit 2, nothing on stdout, one stderr line)
+/// Asserts a command failed as docs/verification.md#exit-codes says (exit 2, nothing on stdout, one stderr line)
 /// and returns that line.
 fn failure_line<'a>(what: &str, out: &'a Outcome) -> &'a str {
     assert_eq!(out.code, 2, "{what}: exit 2 expected; stderr: {}", out.stderr);
@@ -267,7 +267,7 @@ fn batches(runs: &[(String, Vec<i64>)], batch_rows: usize) -> Vec<Vec<(String, V
     all
 }
 
-/// SPEC §5 ("no partial writes"), §7 ("re-running or resuming never duplicates or loses a
+/// docs/verification.md#exit-codes ("no partial writes"), §7 ("re-running or resuming never duplicates or loses a
 /// row") and docs/rules.md ("a failed batch … stops the job with one line and exit 2; the
 /// verdicts and checkpoint of committed batches stay, nothing of the failed one is visible").
 ///
@@ -396,7 +396,7 @@ fn assert_write_refused(what: &str, url: &str, check_url: &str) {
     assert_eq!(report["summary"]["invocations"].as_i64(), Some(rows), "{what}: reading still works");
 }
 
-/// SPEC §5: a command that cannot do its job exits 2 with one clear line and no partial
+/// docs/verification.md#exit-codes: a command that cannot do its job exits 2 with one clear line and no partial
 /// writes. A database that refuses writes — a SQLite file opened `?mode=ro`, the SELECT-only
 /// user on MariaDB and PostgreSQL, a PostgreSQL database whose sessions are read-only (a
 /// replica) — must make `reverify --write` fail on its first batch with a line that says the
@@ -581,7 +581,7 @@ fn kill_job_connections(url: &str) -> usize {
     })
 }
 
-/// SPEC §7 and issue #4, without stopping the server: while a `reverify --write` job runs,
+/// docs/rules.md (storage) and issue #4, without stopping the server: while a `reverify --write` job runs,
 /// a second connection kills the job's connections (PostgreSQL `pg_terminate_backend` on
 /// the job's `application_name`; MariaDB `KILL CONNECTION` on the job user's other
 /// connections), several times as it progresses. Whatever the pool makes of it — the job

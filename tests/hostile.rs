@@ -1,6 +1,6 @@
 //! The hostile-input corpus (`fixtures/hostile/`, issue #6): every file is verified by the real
 //! binary, which must exit 0 with a report whose counts add up and whose every value comes
-//! from the SPEC's sets; a few key verdicts are pinned here, beside the full snapshots of
+//! from the the report's sets; a few key verdicts are pinned here, beside the full snapshots of
 //! `snapshots::every_fixture_json_report`; the report is the same on one thread or two; and
 //! the cases too large to snapshot (a 1 MiB quote, the 1,000-ref boundary) are generated.
 
@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 use crate::harness::{repo, run, run_with, temp_dir, write};
 
-/// Every status, reason, outcome, rung and source SPEC §3–§4 define, so a report holding
+/// Every status, reason, outcome, rung and source docs/verification.md#checking-a-ref define, so a report holding
 /// anything else (a typo, a new value nobody documented) fails here.
 const STATUSES: [&str; 3] = ["supported", "unsupported", "no_evidence"];
 const OUTCOMES: [&str; 10] = [
@@ -31,7 +31,7 @@ const RUNGS: [&str; 3] = ["exact", "normalized", "elided"];
 const SOURCES: [&str; 3] = ["raw_output", "preview", "none"];
 const WARNINGS: [&str; 2] = ["invalid_utf8", "marker_with_refs"];
 
-/// The reasons each status may carry (SPEC §3.4's table), so a reason paired with the wrong
+/// The reasons each status may carry (docs/verification.md#classification's table), so a reason paired with the wrong
 /// status is caught too.
 fn reasons_of(status: &str) -> &'static [&'static str] {
     match status {
@@ -106,7 +106,7 @@ fn claimed_ref_count(inv: &groundcheck_core::Invocation) -> Option<usize> {
     value.get("evidence_refs")?.as_array().map(Vec::len)
 }
 
-/// SPEC §4 and §6 "counts always add up", checked on one file's report against its bundle.
+/// docs/verification.md#the-report "counts always add up", checked on one file's report against its bundle.
 fn assert_invariants(file: &Path, report: &Value) {
     let name = file.file_name().unwrap().to_string_lossy().to_string();
     assert_eq!(report["schema"], "groundcheck.report/v1", "{name}");
@@ -216,7 +216,7 @@ fn reports_are_identical_on_one_thread_or_two() {
     assert!(one.stdout == two.stdout, "reports differ between 1 and 2 threads");
 }
 
-/// SPEC §6: a `raw_path` over 4,096 characters (after trimming) is `limit_exceeded`, checked
+/// docs/verification.md#limits: a `raw_path` over 4,096 characters (after trimming) is `limit_exceeded`, checked
 /// before parsing, but only once steps 1 and 2 pass.
 #[test]
 fn long_paths_hit_the_length_limit_at_step_three() {
@@ -234,7 +234,7 @@ fn long_paths_hit_the_length_limit_at_step_three() {
     assert_eq!(outcome(90809), "raw_output_unavailable", "step 2 first");
 }
 
-/// SPEC §6: refs from index 1,000 on are not read, get `limit_exceeded` whatever they hold,
+/// docs/verification.md#limits: refs from index 1,000 on are not read, get `limit_exceeded` whatever they hold,
 /// and count as real refs that are not verified.
 #[test]
 fn refs_past_the_first_thousand_are_limit_exceeded() {
@@ -253,7 +253,7 @@ fn refs_past_the_first_thousand_are_limit_exceeded() {
     assert_eq!(inv["warnings"], json!([]));
 }
 
-/// SPEC §6: depth beyond 512 is `limit_exceeded` at step 2 for every ref reaching it, pointers
+/// docs/verification.md#limits: depth beyond 512 is `limit_exceeded` at step 2 for every ref reaching it, pointers
 /// included; 130 and 512 levels verify; the first problem met decides between "not JSON" and
 /// "too deep".
 #[test]
@@ -297,7 +297,7 @@ fn counts(pairs: &[(&str, usize)]) -> BTreeMap<String, usize> {
     pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
 }
 
-/// SPEC §6 boundaries that need 1,000 echoed refs: exactly 1,000 are all read; in a failed
+/// docs/verification.md#limits boundaries that need 1,000 echoed refs: exactly 1,000 are all read; in a failed
 /// call, "limits aside" means the 1,001st is still `limit_exceeded` (docs/rules.md).
 #[test]
 fn the_thousandth_ref_is_read_and_the_next_is_not_even_in_a_failed_call() {
@@ -310,7 +310,7 @@ fn the_thousandth_ref_is_read_and_the_next_is_not_even_in_a_failed_call() {
     assert_eq!(outcomes, counts(&[("not_checked", 1_000), ("limit_exceeded", 1)]));
 }
 
-/// SPEC §6: a 1 MiB quote (over 65,536 characters) is `limit_exceeded` before step 1. Kept
+/// docs/verification.md#limits: a 1 MiB quote (over 65,536 characters) is `limit_exceeded` before step 1. Kept
 /// out of fixtures/hostile because the report echoes the text in full (§4): its snapshot
 /// would be over a megabyte.
 #[test]

@@ -1,8 +1,8 @@
 //! Property tests (proptest) of two promises that examples cannot pin down:
 //!
-//! - SPEC §3.4: classification is per invocation, so a run verified in parallel (rayon) equals
+//! - docs/verification.md#classification: classification is per invocation, so a run verified in parallel (rayon) equals
 //!   the sequential result, byte for byte — on generated runs, in 1- and 4-thread pools.
-//! - SPEC §5 / docs/rules.md (Storage): `import` then `export` gives back the bundle, with the
+//! - docs/verification.md#exit-codes / docs/rules.md (Storage): `import` then `export` gives back the bundle, with the
 //!   normalisations the rules name and nothing else.
 
 use std::collections::BTreeMap;
@@ -440,7 +440,7 @@ fn sequential(run: &Run, policy: &Policy) -> RunReport {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
 
-    /// SPEC §3.4 (last rule) and §1 (snapshots are byte-for-byte deterministic): a run
+    /// docs/verification.md#classification (last rule) and §1 (snapshots are byte-for-byte deterministic): a run
     /// verified in parallel equals the sequential result, byte for byte. Generated runs mix
     /// documents with numbers as written, Chinese and typographic text, refs whose paths come
     /// from the document (three spellings, descendant and filter queries) or are junk, quotes
@@ -473,7 +473,7 @@ proptest! {
 
 /// The property above is only as good as its generator: generated runs must reach every
 /// ref outcome, every rung, every classification reason, every document source and both
-/// `in_preview` answers (SPEC §3.3, §3.4, §4), or "parallel == sequential" would be checked
+/// `in_preview` answers (docs/verification.md#checking-a-ref), or "parallel == sequential" would be checked
 /// on verdicts that are all alike. Deterministic (a fixed-seed runner).
 #[test]
 fn generated_runs_reach_every_outcome_reason_and_source() {
@@ -811,7 +811,7 @@ proptest! {
         ..ProptestConfig::default()
     })]
 
-    /// SPEC §5 (`import` / `export`: bundles into and out of the database) and README
+    /// docs/verification.md#exit-codes (`import` / `export`: bundles into and out of the database) and README
     /// ("`export` writes runs back out as bundles"): a generated bundle — valid ids over all
     /// of i64, every optional column absent, null or set, Chinese and control characters,
     /// numbers like `1.50` and `1e3` in JSON columns, raw output inline or as text, runs and
@@ -876,7 +876,7 @@ proptest! {
 /// The counterexample the round-trip property found, pinned on every engine: a JSON column
 /// whose whole value is a number (`input_params: 1.50`, `retrieval_details: 1e3`, `-0`, a
 /// number beyond f64) keeps its text through `import` and `export` (ARCHITECTURE.md: "JSON
-/// crosses as text, so numbers … survive a round trip"; SPEC §3.2: numbers keep their text),
+/// crosses as text, so numbers … survive a round trip"; docs/verification.md#the-raw-document: numbers keep their text),
 /// and importing the same file again changes nothing (README: "importing again changes
 /// nothing"). On SQLite a column declared `JSON` has NUMERIC affinity, which turns such a
 /// text into a number (`1.50` → `1.5`, `1e3` → `1000`) unless groundcheck prevents it.

@@ -147,7 +147,7 @@ fn filters_select_runs_tools_and_time() {
     }
 }
 
-/// SPEC §7: kill a writing job at any moment and `--resume` finishes it, with every selected
+/// docs/rules.md (storage): kill a writing job at any moment and `--resume` finishes it, with every selected
 /// invocation stored exactly once. Killed for real (SIGKILL) four times, each time once the
 /// job has visibly committed at least 60 more rows, so every kill lands mid-job whatever the
 /// machine's speed, at a different point of the pipeline.
@@ -210,7 +210,7 @@ fn a_killed_job_resumes_with_nothing_lost_or_duplicated() {
     }
 }
 
-/// SPEC §7: N workers started independently cover every run exactly once, and together store
+/// docs/rules.md (storage): N workers started independently cover every run exactly once, and together store
 /// what one worker stores.
 #[test]
 fn shard_workers_together_equal_one_worker() {
@@ -296,7 +296,7 @@ fn shard_workers_together_equal_one_worker() {
     }
 }
 
-/// SPEC §7 and issue #4: the database goes away mid-job. The job stops with one clear line
+/// docs/rules.md (storage) and issue #4: the database goes away mid-job. The job stops with one clear line
 /// and a non-zero exit, the checkpoint still matches the stored verdicts, and once the
 /// database is back `--resume` finishes with every invocation stored once. The servers are
 /// really stopped and started again (`scripts/test-databases.sh stop`/`start`), so this test

@@ -1,4 +1,4 @@
-//! The verification rules of SPEC.md §3, §4 and §6, one small test per rule, against the
+//! The verification rules of docs/verification.md#checking-a-ref, one small test per rule, against the
 //! library (`groundcheck_core`) directly.
 //!
 //! Every test builds a row with the helpers below, so that it reads like the rule it checks.
@@ -1133,7 +1133,7 @@ fn heavy_filter_regexes_run_in_linear_time() {
 }
 
 /// Regression: serde_json_path evaluates `..` recursively, so a 10,000-deep document used to
-/// abort `resolve` with a stack overflow (SPEC §6: never a stack overflow). JSONPath now stops
+/// abort `resolve` with a stack overflow (docs/verification.md#limits: never a stack overflow). JSONPath now stops
 /// at `Limits::QUERY_DEPTH_CEILING` with an error; JSON Pointers, evaluated without
 /// recursion, still resolve at any depth.
 #[test]
@@ -1291,7 +1291,7 @@ fn limit_refs_default_is_1000() {
 // §4 report shape
 // ---------------------------------------------------------------------------------------------
 
-/// The invocation of the bundle example in SPEC.md §2.
+/// The invocation of the bundle example in docs/verification.md#bundles.
 fn spec_example() -> Invocation {
     Invocation {
         id: 101,

@@ -343,7 +343,7 @@ fn servers_that_were_never_migrated_say_so() {
     }
 }
 
-/// SPEC §7: text that is not UTF-8 (possible in SQLite) is decoded with U+FFFD and the
+/// docs/rules.md (storage): text that is not UTF-8 (possible in SQLite) is decoded with U+FFFD and the
 /// invocation is flagged `invalid_utf8`.
 #[test]
 fn invalid_utf8_in_sqlite_becomes_a_warning() {

@@ -1,4 +1,4 @@
-//! The patterns of `match()` and `search()` (SPEC §6: I-Regexp, RFC 9485).
+//! The patterns of `match()` and `search()` (docs/verification.md#limits: I-Regexp, RFC 9485).
 //!
 //! serde_json_path hands a pattern to the `regex` crate as it is, wrapped in `^(…)$`, and
 //! compiles it again for every node it tests. So a pattern outside I-Regexp is not refused

@@ -42,7 +42,7 @@
 //! Never, on any input: the Verifier calls this crate in-process on whatever an agent and its
 //! tools wrote. Every [`Invocation`] gets a [`Verdict`] — hostile rows (10,000-deep nesting,
 //! lone surrogate escapes, numbers beyond f64, 100 KB paths, 1 MB quotes, heavy filter
-//! regexes, `$..*` over large documents, thousands of refs) get the verdicts SPEC §6 defines,
+//! regexes, `$..*` over large documents, thousands of refs) get the verdicts docs/verification.md#limits defines,
 //! in bounded time and memory set by [`Limits`] — and every unreadable file a typed error
 //! ([`BundleError`], [`JsonError`], [`PathError`]). No operation recurses once per nesting
 //! level of a document beyond [`Limits::QUERY_DEPTH_CEILING`], so deep input cannot overflow
