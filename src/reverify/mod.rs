@@ -6,9 +6,11 @@
 //! (rendered for people by [`human`]): the whole job's [`tally`] and the changes against
 //! the verdicts stored before, spooled to disk ([`spool`]). `--shard` is [`shard`].
 
+mod change;
 mod human;
 mod interrupt;
 mod job;
+mod output;
 mod pipeline;
 mod progress;
 mod shard;
@@ -23,7 +25,7 @@ use groundcheck_core::Policy;
 use groundcheck_store::{redact, to_stored, JobProgress, Store, Window};
 use tokio::sync::watch;
 
-pub use crate::reverify::summary::Format;
+pub use crate::reverify::output::Format;
 
 use crate::database;
 use crate::failure::Failure;
@@ -173,7 +175,7 @@ async fn run(
         elapsed_seconds: (seconds * 1000.0).round() / 1000.0,
         rows_per_second: if seconds > 0.0 { (verified_now as f64 / seconds).round() } else { 0.0 },
     };
-    summary::write(&summary, changes, request.format, out)
+    output::write(&summary, changes, request.format, out)
         .map_err(|e| temp_failure("cannot write the summary to a temporary file", &e))?;
     Ok(0)
 }

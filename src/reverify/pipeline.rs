@@ -17,7 +17,8 @@ use tokio::sync::{mpsc, watch};
 use crate::database;
 use crate::failure::Failure;
 use crate::raw_outputs::{self, Template};
-use crate::reverify::tally::{Outcome, Tally};
+use crate::reverify::change::Outcome;
+use crate::reverify::tally::Tally;
 
 /// Everything a job needs to run.
 pub struct Job<'a> {

@@ -8,7 +8,7 @@ use std::io::{self, BufRead, BufReader, BufWriter, Seek, Write};
 use serde::ser::{Error as _, SerializeSeq};
 use serde::{Serialize, Serializer};
 
-use crate::reverify::tally::Change;
+use crate::reverify::change::Change;
 
 /// Changes being written.
 #[derive(Debug)]

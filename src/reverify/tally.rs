@@ -5,32 +5,11 @@
 use std::collections::BTreeMap;
 use std::io;
 
-use groundcheck_core::{Reason, Status, Verdict};
+use groundcheck_core::{Status, Verdict};
 use serde::{Deserialize, Serialize};
 
+use crate::reverify::change::{Change, Outcome};
 use crate::reverify::spool::Spool;
-
-/// A status and reason pair, as stored and compared.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Outcome {
-    /// The verdict's status.
-    pub status: Status,
-    /// Why.
-    pub reason: Reason,
-}
-
-/// One invocation whose stored verdict differs from the new one (or had none).
-#[derive(Debug, Clone, Serialize)]
-pub struct Change {
-    /// The invocation.
-    pub id: i64,
-    /// Its run (`null` for a session's rows without one).
-    pub run_id: Option<String>,
-    /// `null` when nothing was stored for the compared policy before.
-    pub from: Option<Outcome>,
-    /// The verdict now.
-    pub to: Outcome,
-}
 
 /// Status counts of one slice of the job.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
