@@ -74,6 +74,37 @@ fn fixture_statuses(flags: &[&str]) -> Vec<(i64, String)> {
         .collect()
 }
 
+/// Runs `args` (with `--resume` after the first attempt) and kills it (SIGKILL) once the job
+/// has visibly committed 60 more rows, so the kill lands mid-job whatever the machine's speed;
+/// then checks that the verdicts and the checkpoint, committed together, agree.
+fn kill_mid_job(url: &str, args: &[&str], attempt: usize, total: i64, engine: &str) {
+    let mut args = args.to_vec();
+    if attempt > 0 {
+        args.push("--resume");
+    }
+    let before = checkpoint(url).map_or(0, |(rows, _)| rows);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_groundcheck"))
+        .args(&args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    while checkpoint(url).map_or(0, |(rows, _)| rows) < before + 60 {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "{engine}: attempt {attempt} ended before it was killed"
+        );
+        assert!(std::time::Instant::now() < deadline, "{engine}: no progress in 120 s");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap(); // SIGKILL, mid-job
+    child.wait().unwrap();
+    let (rows_done, done) = checkpoint(url).expect("progress was committed");
+    assert!(!done && rows_done < total, "{engine}: attempt {attempt} was cut short");
+    assert_eq!(stored_count(url), rows_done, "{engine}: attempt {attempt}: stored verdicts = checkpoint");
+}
+
 #[test]
 fn changes_are_reported_against_the_stored_verdicts() {
     let fixtures = fixture_statuses(&[]).len();
@@ -170,37 +201,12 @@ fn a_killed_job_resumes_with_nothing_lost_or_duplicated() {
         let url = engine.url.as_str();
         let total = import_corpus(url, 3_000);
         for attempt in 0..4 {
-            let mut args = vec!["reverify", "--database", url, "--write", "--batch-rows", "20"];
-            if attempt > 0 {
-                args.push("--resume");
-            }
-            let before = checkpoint(url).map_or(0, |(rows, _)| rows);
-            let mut child = Command::new(env!("CARGO_BIN_EXE_groundcheck"))
-                .args(&args)
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap();
-            let deadline = std::time::Instant::now() + Duration::from_secs(120);
-            while checkpoint(url).map_or(0, |(rows, _)| rows) < before + 60 {
-                assert!(
-                    child.try_wait().unwrap().is_none(),
-                    "{}: attempt {attempt} ended before it was killed",
-                    engine.name
-                );
-                assert!(std::time::Instant::now() < deadline, "{}: no progress in 120 s", engine.name);
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            child.kill().unwrap(); // SIGKILL, mid-job
-            child.wait().unwrap();
-            // Verdicts and checkpoint are committed together: they always agree.
-            let (rows_done, done) = checkpoint(url).expect("progress was committed");
-            assert!(!done && rows_done < total, "{}: attempt {attempt} was cut short", engine.name);
-            assert_eq!(
-                stored_count(url),
-                rows_done,
-                "{}: attempt {attempt}: stored verdicts = checkpoint",
-                engine.name
+            kill_mid_job(
+                url,
+                &["reverify", "--database", url, "--write", "--batch-rows", "20"],
+                attempt,
+                total,
+                engine.name,
             );
         }
         let (rows_before, _) = checkpoint(url).unwrap();

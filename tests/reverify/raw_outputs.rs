@@ -4,12 +4,10 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::Duration;
 
 use serde_json::Value;
 
-use super::{checkpoint, gc, json, stored_count};
+use super::{gc, json, kill_mid_job, stored_count};
 use crate::corpus;
 use crate::engines;
 use crate::harness::{temp_dir, write};
@@ -79,33 +77,8 @@ fn a_killed_job_reading_raw_output_files_resumes_with_nothing_lost_or_duplicated
         let imported = gc(url, &["import", bundles.to_str().unwrap()]);
         assert_eq!(imported.code, 0, "{}: {}", engine.name, imported.stderr);
         for attempt in 0..2 {
-            let mut args =
-                vec!["reverify", "--database", url, "--write", "--batch-rows", "20", raw[0], raw[1]];
-            if attempt > 0 {
-                args.push("--resume");
-            }
-            let before = checkpoint(url).map_or(0, |(rows, _)| rows);
-            let mut child = Command::new(env!("CARGO_BIN_EXE_groundcheck"))
-                .args(&args)
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap();
-            let deadline = std::time::Instant::now() + Duration::from_secs(120);
-            while checkpoint(url).map_or(0, |(rows, _)| rows) < before + 60 {
-                assert!(
-                    child.try_wait().unwrap().is_none(),
-                    "{}: attempt {attempt} ended early",
-                    engine.name
-                );
-                assert!(std::time::Instant::now() < deadline, "{}: no progress in 120 s", engine.name);
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            child.kill().unwrap(); // SIGKILL, mid-job
-            child.wait().unwrap();
-            let (rows_done, done) = checkpoint(url).expect("progress was committed");
-            assert!(!done && rows_done < total, "{}: attempt {attempt} was cut short", engine.name);
-            assert_eq!(stored_count(url), rows_done, "{}: stored verdicts = checkpoint", engine.name);
+            let args = ["reverify", "--database", url, "--write", "--batch-rows", "20", raw[0], raw[1]];
+            kill_mid_job(url, &args, attempt, total, engine.name);
         }
         let last = json(&gc(
             url,

@@ -25,7 +25,6 @@ pub(crate) struct Dialect {
     pub(crate) list_runs: &'static str,
     pub(crate) list_sessions: &'static str,
     pub(crate) select_checkpoint: &'static str,
-    pub(crate) upsert_checkpoint: &'static str,
 }
 
 macro_rules! sqlite_select {
@@ -120,10 +119,6 @@ pub(crate) const SQLITE: Dialect = Dialect {
     list_sessions: "SELECT DISTINCT t.session_id FROM tool_invocation t WHERE t.run_id IS NULL \
         AND (? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?)",
     select_checkpoint: "SELECT last_kind, last_key, rows_done, done FROM reverify_checkpoint WHERE job = ?",
-    upsert_checkpoint: "INSERT INTO reverify_checkpoint (job, arguments, last_kind, last_key, rows_done, done, updated_at) \
-        VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (job) DO UPDATE SET arguments = excluded.arguments, \
-        last_kind = excluded.last_kind, last_key = excluded.last_key, rows_done = excluded.rows_done, \
-        done = excluded.done, updated_at = excluded.updated_at",
 };
 
 pub(crate) const MYSQL: Dialect = Dialect {
@@ -153,10 +148,6 @@ pub(crate) const MYSQL: Dialect = Dialect {
     list_runs: SQLITE.list_runs,
     list_sessions: SQLITE.list_sessions,
     select_checkpoint: SQLITE.select_checkpoint,
-    upsert_checkpoint: "INSERT INTO reverify_checkpoint (job, arguments, last_kind, last_key, rows_done, done, updated_at) \
-        VALUES (?, ?, ?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE arguments = VALUES(arguments), \
-        last_kind = VALUES(last_kind), last_key = VALUES(last_key), rows_done = VALUES(rows_done), \
-        done = VALUES(done), updated_at = VALUES(updated_at)",
 };
 
 pub(crate) const POSTGRES: Dialect = Dialect {
@@ -186,10 +177,6 @@ pub(crate) const POSTGRES: Dialect = Dialect {
         AND (CAST($3 AS TIMESTAMP) IS NULL OR t.created_at < CAST($4 AS TIMESTAMP))",
     select_checkpoint: "SELECT convert_to(last_kind, 'UTF8'), convert_to(last_key, 'UTF8'), rows_done, done \
         FROM reverify_checkpoint WHERE job = $1",
-    upsert_checkpoint: "INSERT INTO reverify_checkpoint (job, arguments, last_kind, last_key, rows_done, done, updated_at) \
-        VALUES ($1, $2, $3, $4, $5, $6, CAST($7 AS TIMESTAMP)) ON CONFLICT (job) DO UPDATE SET \
-        arguments = excluded.arguments, last_kind = excluded.last_kind, last_key = excluded.last_key, \
-        rows_done = excluded.rows_done, done = excluded.done, updated_at = excluded.updated_at",
 };
 
 /// The statements of `reverify` jobs beyond the checkpoint itself: the job's running totals,

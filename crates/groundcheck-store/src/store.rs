@@ -322,17 +322,23 @@ impl Store {
         })
     }
 
-    /// Stores one batch of verdicts under `policy` and, in the same transaction, the job's
-    /// checkpoint: after a crash either both are visible or neither is.
-    pub async fn write_batch(
+    /// Stores one batch of verdicts under `policy` and, in the same transaction, a job's
+    /// checkpoint with its running totals, if given: after a crash the verdicts, the
+    /// checkpoint and the totals all agree.
+    async fn write_batch(
         &self,
         policy: &str,
         engine_version: &str,
         verdicts: &[(Option<&str>, &Verdict)],
-        checkpoint: Option<(&JobProgress<'_>, &Checkpoint)>,
+        checkpoint: Option<(&JobProgress<'_>, &Checkpoint, &str)>,
     ) -> Result<(), StoreError> {
         let action = "writing verdicts";
         let now = timestamp::now_stored();
+        let jobs = match self.engine() {
+            Engine::Sqlite => &dialect::SQLITE_JOB,
+            Engine::MySql => &dialect::MYSQL_JOB,
+            Engine::Postgres => &dialect::POSTGRES_JOB,
+        };
         with_pool!(self, pool, sql => {
             let mut tx = pool.begin().await.map_err(|e| self.error(action, e))?;
             for (run_id, v) in verdicts {
@@ -353,12 +359,12 @@ impl Store {
                     .await
                     .map_err(|e| self.write_error(format!("{action}: id {}", v.id), e))?;
             }
-            if let Some((job, checkpoint)) = checkpoint {
+            if let Some((job, checkpoint, totals)) = checkpoint {
                 let (kind, key) = match &checkpoint.last {
                     RunKey::Run(id) => ("run", id),
                     RunKey::Session(id) => ("session", id),
                 };
-                sqlx::query(sql.upsert_checkpoint)
+                sqlx::query(jobs.upsert_checkpoint_totals)
                     .bind(job.job)
                     .bind(job.arguments)
                     .bind(kind)
@@ -366,6 +372,7 @@ impl Store {
                     .bind(checkpoint.rows_done)
                     .bind(checkpoint.done)
                     .bind(now.as_str())
+                    .bind(totals)
                     .execute(&mut *tx)
                     .await
                     .map_err(|e| self.write_error("writing the reverify checkpoint".into(), e))?;
@@ -434,51 +441,7 @@ impl Store {
         checkpoint: &Checkpoint,
         totals: &str,
     ) -> Result<(), StoreError> {
-        let action = "writing verdicts";
-        let now = timestamp::now_stored();
-        let (kind, key) = match &checkpoint.last {
-            RunKey::Run(id) => ("run", id),
-            RunKey::Session(id) => ("session", id),
-        };
-        with_pool!(self, pool, sql => {
-            let mut tx = pool.begin().await.map_err(|e| self.error(action, e))?;
-            for (run_id, v) in verdicts {
-                sqlx::query(sql.upsert_verdict)
-                    .bind(v.id)
-                    .bind(policy)
-                    .bind(*run_id)
-                    .bind(v.status.as_str())
-                    .bind(v.reason.as_str())
-                    .bind(v.claimed_status.as_deref())
-                    .bind(v.claim_agrees)
-                    .bind(v.source.as_str())
-                    .bind(to_json(&v.refs))
-                    .bind(to_json(&v.warnings))
-                    .bind(engine_version)
-                    .bind(now.as_str())
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(|e| self.write_error(format!("{action}: id {}", v.id), e))?;
-            }
-            let jobs = match self.engine() {
-                Engine::Sqlite => &dialect::SQLITE_JOB,
-                Engine::MySql => &dialect::MYSQL_JOB,
-                Engine::Postgres => &dialect::POSTGRES_JOB,
-            };
-            sqlx::query(jobs.upsert_checkpoint_totals)
-                .bind(job.job)
-                .bind(job.arguments)
-                .bind(kind)
-                .bind(key.as_str())
-                .bind(checkpoint.rows_done)
-                .bind(checkpoint.done)
-                .bind(now.as_str())
-                .bind(totals)
-                .execute(&mut *tx)
-                .await
-                .map_err(|e| self.write_error("writing the reverify checkpoint".into(), e))?;
-            tx.commit().await.map_err(|e| self.error(action, e))
-        })
+        self.write_batch(policy, engine_version, verdicts, Some((job, checkpoint, totals))).await
     }
 
     /// The running totals stored with a job's checkpoint, if it has any.
