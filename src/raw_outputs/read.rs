@@ -49,6 +49,11 @@ fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
 }
 
 fn read_open(file: File, path: &Path, max_bytes: usize) -> (RawOutputFile, bool) {
+    // A plain file's length is its text's; a compressed one's says little (start small).
+    let size_hint = match compression(path) {
+        Compression::None => file.metadata().map_or(0, |m| usize::try_from(m.len()).unwrap_or(usize::MAX)),
+        Compression::Gzip | Compression::Zstd => 0,
+    };
     // A folder opens on Linux; reading it fails, which `read_to_end` reports below.
     let reader: Box<dyn Read> = match compression(path) {
         Compression::None => Box::new(file),
@@ -58,17 +63,45 @@ fn read_open(file: File, path: &Path, max_bytes: usize) -> (RawOutputFile, bool)
             Err(_) => return (RawOutputFile::Unreadable, false),
         },
     };
-    let mut bytes = Vec::new();
-    let limit = u64::try_from(max_bytes).unwrap_or(u64::MAX).saturating_add(1);
-    if reader.take(limit).read_to_end(&mut bytes).is_err() {
-        return (RawOutputFile::Unreadable, false);
-    }
+    let bytes = match read_at_most(reader, max_bytes.saturating_add(1), size_hint) {
+        Ok(bytes) => bytes,
+        Err(_) => return (RawOutputFile::Unreadable, false),
+    };
     if bytes.len() > max_bytes {
         return (RawOutputFile::OverLimit, false);
     }
     match String::from_utf8(bytes) {
         Ok(text) => (RawOutputFile::Read(text), false),
         Err(e) => (RawOutputFile::Read(String::from_utf8_lossy(e.as_bytes()).into_owned()), true),
+    }
+}
+
+/// Reads up to `cap` bytes. The buffer grows by doubling but never past `cap`, so reading a
+/// file that passes the limit (a compression bomb) holds at most `cap` bytes, not the twice
+/// as many `read_to_end`'s doubling would reserve.
+fn read_at_most(reader: impl Read, cap: usize, size_hint: usize) -> io::Result<Vec<u8>> {
+    let mut reader = reader.take(u64::try_from(cap).unwrap_or(u64::MAX));
+    const CHUNK: usize = 64 * 1024;
+    let mut bytes: Vec<u8> = Vec::with_capacity(size_hint.saturating_add(1).max(8 * 1024).min(cap));
+    loop {
+        if bytes.len() == bytes.capacity() {
+            if bytes.len() >= cap {
+                return Ok(bytes);
+            }
+            let grown = bytes.capacity().saturating_mul(2).min(cap);
+            bytes.reserve_exact(grown - bytes.len());
+        }
+        let start = bytes.len();
+        bytes.resize(start + (bytes.capacity() - start).min(CHUNK), 0);
+        match reader.read(&mut bytes[start..]) {
+            Ok(0) => {
+                bytes.truncate(start);
+                return Ok(bytes);
+            }
+            Ok(n) => bytes.truncate(start + n),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => bytes.truncate(start),
+            Err(e) => return Err(e),
+        }
     }
 }
 
