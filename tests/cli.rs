@@ -106,7 +106,7 @@ fn policy_flags_change_verdicts() {
 #[test]
 fn limit_flags_change_verdicts_where_each_limit_bites() {
     let bundle = r#"{"run_id":"r","invocations":[
-      {"id":1,"tool_name":"t","raw_output_text":"{\"m\":\"0123456789\"}",
+      {"id":1,"tool_name":"t","raw_output_text":"{\"m\":\"rst-456-uv\"}",
        "retrieval_details":{"evidence_refs":[{"raw_path":"$.m","text":"456"}]}},
       {"id":2,"tool_name":"t","raw_output_text":"[[[\"deep\"]]]",
        "retrieval_details":{"evidence_refs":[{"raw_path":"$[0][0][0]","text":"deep"}]}},

@@ -1657,3 +1657,40 @@ fn a_surrogate_pair_in_lower_case_hex_selects_the_character() {
     }
     assert_eq!(outcome(r"$['\ud83d']", "on fire", Some(raw)), RefOutcome::InvalidPath);
 }
+
+/// Issue #13 item 0: a match never splits a number — on every rung, for every elided piece
+/// and in `in_preview` — and an occurrence that splits one does not count while a later one
+/// may. One assertion per example of the rule (docs/verification.md#the-ladder).
+#[test]
+fn a_match_never_splits_a_number() {
+    let leaf = |text: &str| json!({"m": text}).to_string();
+    // `500` is found in `code 5000, then 500` at the second occurrence...
+    assert_eq!(hit("$.m", "500", &leaf("code 5000, then 500")), Some((Rung::Exact, "$['m']".into())));
+    // ...and never in `1500 ms`, `0.500` or `1,500`.
+    for text in ["1500 ms", "0.500", "1,500"] {
+        assert_eq!(hit("$.m", "500", &leaf(text)), None, "{text}");
+    }
+    // Numbers as written: `0.95` is not in `0.950`, `9` is not in `0.950`, `0.27` not in `0.274`.
+    assert_eq!(hit("$.p", "0.95", r#"{"p":0.950}"#), None);
+    assert_eq!(hit("$.p", "9", r#"{"p":0.950}"#), None);
+    assert_eq!(hit("$.p", "0.27", r#"{"p":0.274}"#), None);
+    assert_eq!(hit("$.p", "0.950", r#"{"p":0.950}"#), Some((Rung::Exact, "$['p']".into())));
+    // The normalized rung: full-width digits fold to 0-9 and then count as digits.
+    assert_eq!(hit("$.m", "500 MS", &leaf("１５００ ms")), None);
+    assert_eq!(hit("$.m", "500 MS", &leaf("took ５００ ms")), Some((Rung::Normalized, "$['m']".into())));
+    // The elided rung: every piece is a match of its own.
+    assert_eq!(hit("$.m", "took ... 500 ms", &leaf("took 1500 ms")), None);
+    assert_eq!(
+        hit("$.m", "took ... 500 ms", &leaf("took 1500 ms, then 500 ms")),
+        Some((Rung::Elided, "$['m']".into()))
+    );
+    // A later leaf that splits no number wins over an earlier one that does.
+    assert_eq!(hit("$[*]", "500", r#"["HTTP 5003", "HTTP 500"]"#), Some((Rung::Exact, "$[1]".into())));
+    // in_preview follows the same rule.
+    let preview = |text: &str| Invocation {
+        output_preview: Some(text.into()),
+        ..inv(&claim(&[("$.m", "500 ms")]), None)
+    };
+    assert_eq!(verify(&preview("latency 1500 ms")).refs[0].in_preview, Some(false));
+    assert_eq!(verify(&preview("latency 500 ms")).refs[0].in_preview, Some(true));
+}

@@ -7,47 +7,56 @@
 
 use std::collections::HashSet;
 
-use memchr::memmem::Finder;
 use rayon::prelude::*;
 
+use crate::boundary::Whole;
 use crate::json::{Step, Tree};
 use crate::normalize::normalize;
 use crate::path::push_steps;
 use crate::policy::Rung;
 
-/// A ref's `text`, prepared for every rung.
+/// A ref's `text`, prepared for every rung. Every rung counts only occurrences that split
+/// no number (see `boundary.rs`).
 pub(crate) struct Needle<'t> {
-    exact: Finder<'t>,
-    normalized: String,
+    exact: Whole<'t>,
+    /// The normalised text; `None` when it normalises to nothing (only invisible
+    /// characters), which matches no leaf: the empty string is in everything and proves
+    /// nothing.
+    normalized: Option<Whole<'static>>,
     /// The trimmed, non-empty pieces around `...`, when there are two or more.
-    pieces: Option<Vec<String>>,
+    pieces: Option<Vec<Whole<'static>>>,
 }
 
 impl<'t> Needle<'t> {
     pub(crate) fn new(text: &'t str) -> Needle<'t> {
         let normalized = normalize(text);
-        let pieces: Vec<String> =
-            normalized.split("...").map(str::trim).filter(|p| !p.is_empty()).map(str::to_string).collect();
+        let pieces: Vec<Whole<'static>> = normalized
+            .split("...")
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .map(|p| Whole::new(p).into_owned())
+            .collect();
         let pieces = (normalized.contains("...") && pieces.len() >= 2).then_some(pieces);
-        Needle { exact: Finder::new(text.as_bytes()), normalized, pieces }
+        let normalized = (!normalized.is_empty()).then(|| Whole::new(&normalized).into_owned());
+        Needle { exact: Whole::new(text), normalized, pieces }
     }
 
     fn exact_in(&self, leaf: &str) -> bool {
-        self.exact.find(leaf.as_bytes()).is_some()
+        self.exact.find_from(leaf, 0).is_some()
     }
 
-    // A needle that normalises to nothing (only invisible characters) matches no leaf:
-    // the empty string is a substring of everything and would prove nothing.
     fn normalized_in(&self, normalized_leaf: &str) -> bool {
-        !self.normalized.is_empty() && normalized_leaf.contains(&self.normalized)
+        self.normalized.as_ref().is_some_and(|n| n.find_from(normalized_leaf, 0).is_some())
     }
 
+    /// Every piece, in order and without overlap, each at its first occurrence after the
+    /// previous one that splits no number (the earliest choice leaves the most room).
     fn elided_in(&self, normalized_leaf: &str) -> bool {
         let Some(pieces) = &self.pieces else { return false };
-        let mut rest = normalized_leaf;
-        pieces.iter().all(|piece| match rest.find(piece.as_str()) {
-            Some(at) => {
-                rest = &rest[at + piece.len()..];
+        let mut from = 0;
+        pieces.iter().all(|piece| match piece.find_from(normalized_leaf, from) {
+            Some((_, end)) => {
+                from = end;
                 true
             }
             None => false,
