@@ -25,9 +25,11 @@ const STABLE_ANCHORS: &[&str] = &[
     "exit-codes",
 ];
 
-/// Text that points outside the repository, and why it may not appear.
+/// Text that points outside the repository, and why it may not appear. (The folder beside
+/// the checkout is spelled in two pieces so that searching the repository for it finds only
+/// real uses.)
 const OUTSIDE: &[(&str, &str)] = &[
-    ("../shared", "a folder beside the checkout, absent from a clone"),
+    (concat!("..", "/shared"), "a folder beside the checkout, absent from a clone"),
     ("/work/", "a path on one machine"),
     ("SPEC.md", "a contract outside the repository; describe the rule or link to docs/verification.md"),
     ("SPEC §", "a contract outside the repository; link to docs/verification.md instead"),
