@@ -1630,8 +1630,6 @@ fn determinism_parallel_equals_sequential_byte_for_byte() {
     assert_eq!(report.runs[1].invocations.len(), 37);
 }
 
-// Needs `rayon` as a dev-dependency of the root package (`rayon.workspace = true` under
-// `[dev-dependencies]` in /work/main/Cargo.toml); enable by removing the `cfg` then.
 #[test]
 fn determinism_one_thread_equals_four_threads() {
     let runs = vec![generated_run("run-a", 200)];
