@@ -25,6 +25,12 @@ pub(crate) struct Dialect {
     pub(crate) list_runs: &'static str,
     pub(crate) list_sessions: &'static str,
     pub(crate) select_checkpoint: &'static str,
+    /// A `reverify` job's checkpoint with its running totals, committed with each batch.
+    pub(crate) upsert_checkpoint: &'static str,
+    pub(crate) select_checkpoint_totals: &'static str,
+    /// Which policies have stored verdicts, to compare with.
+    pub(crate) policy_is_stored: &'static str,
+    pub(crate) stored_policies: &'static str,
 }
 
 macro_rules! sqlite_select {
@@ -119,6 +125,16 @@ pub(crate) const SQLITE: Dialect = Dialect {
     list_sessions: "SELECT DISTINCT t.session_id FROM tool_invocation t WHERE t.run_id IS NULL \
         AND (? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?)",
     select_checkpoint: "SELECT last_kind, last_key, rows_done, done FROM reverify_checkpoint WHERE job = ?",
+    upsert_checkpoint:
+        "INSERT INTO reverify_checkpoint (job, arguments, last_kind, last_key, rows_done, done, \
+        updated_at, totals) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (job) DO UPDATE SET \
+        arguments = excluded.arguments, last_kind = excluded.last_kind, last_key = excluded.last_key, \
+        rows_done = excluded.rows_done, done = excluded.done, updated_at = excluded.updated_at, \
+        totals = excluded.totals",
+    select_checkpoint_totals: "SELECT totals FROM reverify_checkpoint WHERE job = ?",
+    // Both use the `(policy, run_id, invocation_id)` index.
+    policy_is_stored: "SELECT 1 FROM evidence_verification WHERE policy = ? LIMIT 1",
+    stored_policies: "SELECT DISTINCT policy FROM evidence_verification ORDER BY policy",
 };
 
 pub(crate) const MYSQL: Dialect = Dialect {
@@ -148,6 +164,13 @@ pub(crate) const MYSQL: Dialect = Dialect {
     list_runs: SQLITE.list_runs,
     list_sessions: SQLITE.list_sessions,
     select_checkpoint: SQLITE.select_checkpoint,
+    upsert_checkpoint: "INSERT INTO reverify_checkpoint (job, arguments, last_kind, last_key, rows_done, done, \
+        updated_at, totals) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE \
+        arguments = VALUES(arguments), last_kind = VALUES(last_kind), last_key = VALUES(last_key), \
+        rows_done = VALUES(rows_done), done = VALUES(done), updated_at = VALUES(updated_at), totals = VALUES(totals)",
+    select_checkpoint_totals: SQLITE.select_checkpoint_totals,
+    policy_is_stored: SQLITE.policy_is_stored,
+    stored_policies: SQLITE.stored_policies,
 };
 
 pub(crate) const POSTGRES: Dialect = Dialect {
@@ -177,42 +200,7 @@ pub(crate) const POSTGRES: Dialect = Dialect {
         AND (CAST($3 AS TIMESTAMP) IS NULL OR t.created_at < CAST($4 AS TIMESTAMP))",
     select_checkpoint: "SELECT convert_to(last_kind, 'UTF8'), convert_to(last_key, 'UTF8'), rows_done, done \
         FROM reverify_checkpoint WHERE job = $1",
-};
-
-/// The statements of `reverify` jobs beyond the checkpoint itself: the job's running totals,
-/// committed with each batch, and which policies have stored verdicts to compare with.
-pub(crate) struct JobDialect {
-    pub(crate) upsert_checkpoint_totals: &'static str,
-    pub(crate) select_checkpoint_totals: &'static str,
-    pub(crate) policy_is_stored: &'static str,
-    pub(crate) stored_policies: &'static str,
-}
-
-pub(crate) const SQLITE_JOB: JobDialect = JobDialect {
-    upsert_checkpoint_totals:
-        "INSERT INTO reverify_checkpoint (job, arguments, last_kind, last_key, rows_done, done, \
-        updated_at, totals) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (job) DO UPDATE SET \
-        arguments = excluded.arguments, last_kind = excluded.last_kind, last_key = excluded.last_key, \
-        rows_done = excluded.rows_done, done = excluded.done, updated_at = excluded.updated_at, \
-        totals = excluded.totals",
-    select_checkpoint_totals: "SELECT totals FROM reverify_checkpoint WHERE job = ?",
-    // Both use the `(policy, run_id, invocation_id)` index.
-    policy_is_stored: "SELECT 1 FROM evidence_verification WHERE policy = ? LIMIT 1",
-    stored_policies: "SELECT DISTINCT policy FROM evidence_verification ORDER BY policy",
-};
-
-pub(crate) const MYSQL_JOB: JobDialect = JobDialect {
-    upsert_checkpoint_totals: "INSERT INTO reverify_checkpoint (job, arguments, last_kind, last_key, rows_done, done, \
-        updated_at, totals) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE \
-        arguments = VALUES(arguments), last_kind = VALUES(last_kind), last_key = VALUES(last_key), \
-        rows_done = VALUES(rows_done), done = VALUES(done), updated_at = VALUES(updated_at), totals = VALUES(totals)",
-    select_checkpoint_totals: SQLITE_JOB.select_checkpoint_totals,
-    policy_is_stored: SQLITE_JOB.policy_is_stored,
-    stored_policies: SQLITE_JOB.stored_policies,
-};
-
-pub(crate) const POSTGRES_JOB: JobDialect = JobDialect {
-    upsert_checkpoint_totals: "INSERT INTO reverify_checkpoint (job, arguments, last_kind, last_key, rows_done, done, \
+    upsert_checkpoint: "INSERT INTO reverify_checkpoint (job, arguments, last_kind, last_key, rows_done, done, \
         updated_at, totals) VALUES ($1, $2, $3, $4, $5, $6, CAST($7 AS TIMESTAMP), $8) ON CONFLICT (job) DO UPDATE SET \
         arguments = excluded.arguments, last_kind = excluded.last_kind, last_key = excluded.last_key, \
         rows_done = excluded.rows_done, done = excluded.done, updated_at = excluded.updated_at, \

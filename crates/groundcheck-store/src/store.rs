@@ -334,11 +334,6 @@ impl Store {
     ) -> Result<(), StoreError> {
         let action = "writing verdicts";
         let now = timestamp::now_stored();
-        let jobs = match self.engine() {
-            Engine::Sqlite => &dialect::SQLITE_JOB,
-            Engine::MySql => &dialect::MYSQL_JOB,
-            Engine::Postgres => &dialect::POSTGRES_JOB,
-        };
         with_pool!(self, pool, sql => {
             let mut tx = pool.begin().await.map_err(|e| self.error(action, e))?;
             for (run_id, v) in verdicts {
@@ -364,7 +359,7 @@ impl Store {
                     RunKey::Run(id) => ("run", id),
                     RunKey::Session(id) => ("session", id),
                 };
-                sqlx::query(jobs.upsert_checkpoint_totals)
+                sqlx::query(sql.upsert_checkpoint)
                     .bind(job.job)
                     .bind(job.arguments)
                     .bind(kind)
@@ -406,26 +401,6 @@ fn to_json<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_string(value).unwrap_or_else(|_| "[]".to_string())
 }
 
-/// Like [`with_pool!`], with `$dialect` bound to the engine's [`dialect::JobDialect`].
-macro_rules! with_job_pool {
-    ($store:expr, $pool:ident, $dialect:ident => $body:expr) => {
-        match &$store.pool {
-            Pool::Sqlite($pool) => {
-                let $dialect: &dialect::JobDialect = &dialect::SQLITE_JOB;
-                $body
-            }
-            Pool::MySql($pool) => {
-                let $dialect: &dialect::JobDialect = &dialect::MYSQL_JOB;
-                $body
-            }
-            Pool::Postgres($pool) => {
-                let $dialect: &dialect::JobDialect = &dialect::POSTGRES_JOB;
-                $body
-            }
-        }
-    };
-}
-
 /// A `reverify --write` job's state: its checkpoint and its running totals, stored together
 /// with each batch's verdicts so that a resumed job can report the whole job.
 impl Store {
@@ -447,7 +422,7 @@ impl Store {
     /// The running totals stored with a job's checkpoint, if it has any.
     pub async fn read_job_totals(&self, job: &str) -> Result<Option<String>, StoreError> {
         let action = "reading the reverify checkpoint";
-        with_job_pool!(self, pool, sql => {
+        with_pool!(self, pool, sql => {
             let row = sqlx::query(sql.select_checkpoint_totals).bind(job).fetch_optional(pool).await;
             let row = row.map_err(|e| self.error(action, e))?;
             let totals = row.map(|r| r.try_get::<Option<Vec<u8>>, _>(0)).transpose();
@@ -459,7 +434,7 @@ impl Store {
     /// Whether any verdict is stored under `policy` (one index lookup).
     pub async fn policy_is_stored(&self, policy: &str) -> Result<bool, StoreError> {
         let action = "reading stored verdicts";
-        with_job_pool!(self, pool, sql => {
+        with_pool!(self, pool, sql => {
             let row = sqlx::query(sql.policy_is_stored).bind(policy).fetch_optional(pool).await;
             Ok(row.map_err(|e| self.error(action, e))?.is_some())
         })
@@ -468,7 +443,7 @@ impl Store {
     /// Every policy with stored verdicts, in order: what `--compare-with` can name.
     pub async fn stored_policies(&self) -> Result<Vec<String>, StoreError> {
         let action = "reading stored verdicts";
-        with_job_pool!(self, pool, sql => {
+        with_pool!(self, pool, sql => {
             let rows = sqlx::query(sql.stored_policies).fetch_all(pool).await;
             let rows = rows.map_err(|e| self.error(action, e))?;
             rows.iter()
