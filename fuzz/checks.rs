@@ -228,12 +228,7 @@ fn check_verdict(inv: &Invocation, policy: &Policy, v: &Verdict) {
     if inv.raw_output.is_some() {
         assert_eq!(v.source, Source::RawOutput);
     }
-    let claimed = match v.claimed_status.as_deref() {
-        Some("supported") => Some(Status::Supported),
-        Some("unsupported") => Some(Status::Unsupported),
-        Some("no_evidence") => Some(Status::NoEvidence),
-        _ => None,
-    };
+    let claimed = v.claimed_status.as_deref().and_then(|c| c.parse::<Status>().ok());
     assert_eq!(v.claim_agrees, claimed.map(|c| c == v.status), "{v:?}");
     assert!(v.warnings.windows(2).all(|w| w[0] < w[1]), "warnings out of order or repeated: {v:?}");
     if v.warnings.contains(&Warning::DescendedIntoString) {
