@@ -220,8 +220,8 @@ impl<'a> Document<'a> {
             Err(over) => return Searched { found: Err(over), descended: false },
             Ok(None) => {}
         }
-        let inv = self.inv;
-        let expanded = match self.expanded.get_or_insert_with(|| expanded_view(inv, policy)) {
+        let (inv, plain) = (self.inv, &self.plain);
+        let expanded = match self.expanded.get_or_insert_with(|| expanded_view(inv, plain, policy)) {
             Ok(Some(tree)) => tree.search(path, search),
             Ok(None) => Ok(None),
             Err(over) => Err(*over),
@@ -239,16 +239,23 @@ fn nothing<S: Search>(search: &S) -> S::Found {
     found
 }
 
-/// The expanded view of `inv`'s document, parsed again from its source: the rare path,
-/// taken by a ref whose path selected nothing.
-fn expanded_view(inv: &Invocation, policy: &Policy) -> Result<Option<TreeDoc<'static>>, OverLimit> {
-    let max_depth = policy.limits.max_depth;
-    let plain = match TreeDoc::load(inv, policy) {
-        Ok(tree) => tree,
-        Err(Absent::OverLimit) => return Err(OverLimit),
-        Err(Absent::Unavailable) => return Ok(None),
+/// The expanded view of `inv`'s document: the rare path, taken by a ref whose path selected
+/// nothing. Our tree of the plain view is copied when there is one; the located and `Value`
+/// views have none, so the source is parsed again.
+fn expanded_view(
+    inv: &Invocation,
+    plain: &View<'_>,
+    policy: &Policy,
+) -> Result<Option<TreeDoc<'static>>, OverLimit> {
+    let doc: Cow<'_, Json> = match plain {
+        View::Tree(tree) => Cow::Borrowed(&*tree.doc),
+        View::Located(_) | View::Value { .. } => match TreeDoc::load(inv, policy) {
+            Ok(tree) => tree.doc,
+            Err(Absent::OverLimit) => return Err(OverLimit),
+            Err(Absent::Unavailable) => return Ok(None),
+        },
     };
-    match expand(plain.doc, max_depth) {
+    match expand(doc, policy.limits.max_depth) {
         Ok(Some(doc)) => Ok(Some(TreeDoc::new(Cow::Owned(doc)))),
         Ok(None) => Ok(None),
         Err(_) => Err(OverLimit),
