@@ -57,18 +57,9 @@ fn a_killed_job_reading_raw_output_files_resumes_with_nothing_lost_or_duplicated
     let reference = json(&crate::harness::run(
         [&["verify", "--format", "json"][..], &raw[..], &[bundles.to_str().unwrap()]].concat(),
     ));
-    let supported: i64 = reference["runs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["summary"]["supported"].as_i64().unwrap())
-        .sum();
-    let total: i64 = reference["runs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["summary"]["invocations"].as_i64().unwrap())
-        .sum();
+    let runs = reference["runs"].as_array().unwrap();
+    let count = |field: &str| -> i64 { runs.iter().map(|r| r["summary"][field].as_i64().unwrap()).sum() };
+    let (supported, total) = (count("supported"), count("invocations"));
     assert!(with_files > total / 2, "most rows have their output in a file");
 
     for engine in engines::all() {
