@@ -38,9 +38,7 @@ pub async fn run(args: RunArgs<'_>, out: &mut Vec<u8>) -> Result<u8, Failure> {
         if args.write { database::open(args.url).await? } else { database::open_read_only(args.url).await? };
     let mut runs = read_runs(&store, &args.keys).await?;
     if let Some(template) = &args.raw_outputs {
-        for run in &mut runs {
-            raw_outputs::attach(template, &mut run.invocations, args.policy.limits.max_output_bytes);
-        }
+        raw_outputs::attach(template, &mut runs, args.policy.limits.max_output_bytes);
     }
     let report = verify_runs(&runs, &args.policy);
     if args.write {

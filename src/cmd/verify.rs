@@ -24,9 +24,7 @@ pub struct VerifyArgs<'a> {
 pub fn verify(args: VerifyArgs<'_>, out: &mut Output) -> Result<u8, Failure> {
     let mut loaded = load::load_runs(args.paths)?;
     if let Some(template) = &args.raw_outputs {
-        for run in &mut loaded.runs {
-            raw_outputs::attach(template, &mut run.invocations, args.policy.limits.max_output_bytes);
-        }
+        raw_outputs::attach(template, &mut loaded.runs, args.policy.limits.max_output_bytes);
     }
     let report = verify_runs(&loaded.runs, &args.policy);
     write_report_of_files(&report, args.format, loaded.files, &mut out.head)?;

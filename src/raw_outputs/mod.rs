@@ -5,15 +5,17 @@
 mod read;
 mod template;
 
-use groundcheck_core::{Invocation, RawOutputFile};
+use groundcheck_core::{Invocation, RawOutputFile, Run};
 use rayon::prelude::*;
 
 pub use crate::raw_outputs::template::Template;
 
-/// Looks up the raw output file of every invocation without a raw output of its own, in
-/// parallel, reading at most one byte past `max_bytes` of (decompressed) text per file.
-pub fn attach(template: &Template, invocations: &mut [Invocation], max_bytes: usize) {
-    invocations.par_iter_mut().filter(|inv| inv.raw_output.is_none()).for_each(|inv| {
+/// Looks up the raw output file of every invocation of `runs` without a raw output of its
+/// own, all in parallel, reading at most one byte past `max_bytes` of (decompressed) text per
+/// file.
+pub fn attach(template: &Template, runs: &mut [Run], max_bytes: usize) {
+    let invocations = runs.par_iter_mut().flat_map(|run| run.invocations.par_iter_mut());
+    invocations.filter(|inv| inv.raw_output.is_none()).for_each(|inv: &mut Invocation| {
         let (file, lossy) = match template.path_for(inv) {
             Some(path) => read::read(&path, max_bytes),
             None => (RawOutputFile::PathUnsafe, false),

@@ -244,9 +244,7 @@ fn spawn_verifier(
             let report = pool.install(|| {
                 // Files are read here, in parallel, one batch at a time: memory stays bounded.
                 if let Some(template) = &raw_outputs {
-                    for run in &mut runs {
-                        raw_outputs::attach(template, &mut run.invocations, policy.limits.max_output_bytes);
-                    }
+                    raw_outputs::attach(template, &mut runs, policy.limits.max_output_bytes);
                 }
                 verify_runs(&runs, &policy)
             });
