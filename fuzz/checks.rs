@@ -35,7 +35,8 @@
 //!   parsed when it parses); bit 7 `invalid_utf8`.
 //! - `mode` bits 0-1 `output_length` (None, the preview's scalar values, its UTF-16 units, its
 //!   bytes); bits 2-4 the third policy's rung and `require`; bits 5-7 its limits (a table of
-//!   boundary values: serde_json's depth 127, the query ceiling, tiny limits).
+//!   boundary values: serde_json's depth 127, the query ceiling, tiny limits). Rung 3 is the
+//!   fuzzy rung, at `--min-score 0.5` so that inputs reach it.
 //! - Sections are split at the first two NUL bytes and decoded lossily; an empty details
 //!   section with bit 6 clear is `retrieval_details: None`; with fewer than two NULs there is
 //!   no preview. (So raw output text never holds a NUL; a preview can.)
@@ -43,7 +44,8 @@
 //! Every invocation is verified under three policies: the default, a small-limits one, and
 //! one chosen by `mode`. Asserts, besides "no panic, no hang, bounded memory": both engines
 //! give equal verdicts, and each verdict keeps the report invariants that are certain
-//! (`check_verdict`). Under the default policy `verify_run` on a one-row run agrees too.
+//! (`check_verdict`), the near-miss ones among them (`check_near_miss`: scores within
+//! bounds, and every `elsewhere` path, used as the ref's path, verifies it). Under the default policy `verify_run` on a one-row run agrees too.
 //!
 //! # `resolve`
 //!
@@ -60,8 +62,8 @@ use std::collections::HashSet;
 
 use groundcheck_core::{
     resolve, verify_invocation, verify_invocation_general, verify_run, Bundle, Invocation, Json, Limits,
-    Policy, RawOutput, Reason, RefOutcome, RefReport, Require, ResolveError, RunSet, Rung, Source, Status,
-    Verdict, Warning,
+    Policy, RawOutput, Reason, RefOutcome, RefReport, Require, ResolveError, RunSet, Rung, Score, Source,
+    Status, Verdict, Warning,
 };
 
 /// The `bundle_parse` target on one input.
@@ -208,9 +210,16 @@ fn chosen_policy(mode: u8) -> Policy {
         6 => Limits { max_output_bytes: 0, ..d },
         _ => Limits { max_depth: Limits::QUERY_DEPTH_CEILING + 1, ..d },
     };
+    let fuzzy = mode >> 2 & 3 == 3;
     Policy {
-        max_rung: [Rung::Exact, Rung::Normalized, Rung::Elided, Rung::Elided][usize::from(mode >> 2 & 3)],
+        max_rung: [Rung::Exact, Rung::Normalized, Rung::Elided, Rung::Fuzzy][usize::from(mode >> 2 & 3)],
         require: if mode >> 4 & 1 == 1 { Require::Any } else { Require::All },
+        // A low threshold under the fuzzy rung, so that fuzz inputs reach it.
+        min_score: if fuzzy {
+            Score::from_thousandths(500).unwrap_or(Score::DEFAULT_MIN)
+        } else {
+            Score::DEFAULT_MIN
+        },
         limits,
     }
 }
@@ -250,7 +259,38 @@ fn check_verdict(inv: &Invocation, policy: &Policy, v: &Verdict) {
         if inv.success == Some(false) {
             assert!(!verified, "a failed call's ref verified: {r:?}");
         }
+        check_near_miss(inv, policy, r);
     }
+}
+
+/// The near-miss fields of §3.7: `score` only on a fuzzy match and at least the threshold;
+/// `nearest` only on `text_not_found`, its score in (0, 1] and its text non-empty; and
+/// `elsewhere` only on `path_not_found` / `text_not_found`, naming a leaf that, used as the
+/// ref's path, verifies the ref (on a rung up to the policy's, fuzzy aside).
+fn check_near_miss(inv: &Invocation, policy: &Policy, r: &RefReport) {
+    let fuzzy = r.rung == Some(Rung::Fuzzy);
+    assert_eq!(r.score.is_some(), fuzzy, "{r:?}");
+    assert!(r.score.is_none_or(|s| s >= policy.min_score && s <= Score::ONE), "{r:?}");
+    if let Some(nearest) = &r.nearest {
+        assert_eq!(r.outcome, RefOutcome::TextNotFound, "{r:?}");
+        assert!(nearest.score > Score::from_thousandths(0).unwrap() && nearest.score <= Score::ONE, "{r:?}");
+        assert!(!nearest.text.is_empty() && nearest.path.starts_with('$'), "{r:?}");
+    }
+    let Some(elsewhere) = &r.elsewhere else { return };
+    assert!(matches!(r.outcome, RefOutcome::PathNotFound | RefOutcome::TextNotFound), "{r:?}");
+    let text = r.text.as_deref().expect("a checked ref has a text");
+    let mut again = inv.clone();
+    let refs = serde_json::json!({"evidence_refs": [{"raw_path": elsewhere, "text": text}]});
+    again.retrieval_details = Some(Json::parse(&refs.to_string()).expect("serde_json writes JSON"));
+    // The path a report prints may be longer than the policy's path limit.
+    let limits = Limits { max_path_chars: usize::MAX, ..policy.limits };
+    let exact = Policy { max_rung: policy.max_rung.min(Rung::Elided), limits, ..*policy };
+    let verdict = verify_invocation(&again, &exact);
+    assert_eq!(
+        verdict.refs[0].outcome,
+        RefOutcome::Verified,
+        "elsewhere {elsewhere} does not hold {r:?}: {verdict:?}"
+    );
 }
 
 /// Re-resolving every node of `$..*` on a big document would be quadratic: check a few.

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use groundcheck_core::{Limits, Policy, Require, Rung};
+use groundcheck_core::{Limits, Policy, Require, Rung, Score};
 
 use crate::failure::Failure;
 use crate::raw_outputs::Template;
@@ -304,6 +304,10 @@ pub struct PolicyArgs {
     /// looser ones are not tried.
     #[arg(long = "match", value_name = "LEVEL", value_enum, default_value_t = MatchArg::Elided)]
     rung: MatchArg,
+    /// With --match fuzzy: the lowest near-miss score (above 0, at most 1, three decimals at
+    /// most) a value must reach to verify a quote.
+    #[arg(long, value_name = "S", default_value_t = Score::DEFAULT_MIN, value_parser = min_score)]
+    min_score: Score,
     /// Largest raw output text verified, in bytes; larger ones give limit_exceeded.
     #[arg(long, value_name = "BYTES", default_value_t = Limits::default().max_output_bytes,
           value_parser = positive, help_heading = LIMITS)]
@@ -342,6 +346,15 @@ fn positive(text: &str) -> Result<usize, String> {
     }
 }
 
+/// `--min-score`: a score above 0 (a threshold of 0 would verify any quote at all).
+fn min_score(text: &str) -> Result<Score, String> {
+    match text.parse::<Score>() {
+        Ok(score) if score.thousandths() == 0 => Err("must be above 0".into()),
+        Ok(score) => Ok(score),
+        Err(e) => Err(format!("{e} (a score is from 0.001 to 1)")),
+    }
+}
+
 impl PolicyArgs {
     pub fn policy(&self) -> Policy {
         Policy {
@@ -353,7 +366,9 @@ impl PolicyArgs {
                 MatchArg::Exact => Rung::Exact,
                 MatchArg::Normalized => Rung::Normalized,
                 MatchArg::Elided => Rung::Elided,
+                MatchArg::Fuzzy => Rung::Fuzzy,
             },
+            min_score: self.min_score,
             limits: Limits {
                 max_output_bytes: self.max_output_bytes,
                 max_depth: self.max_depth,
@@ -384,6 +399,9 @@ enum MatchArg {
     Normalized,
     /// Also when the text's pieces around `...` or `…` occur in order in one value.
     Elided,
+    /// Also when part of one value comes within --min-score of the text (a near miss,
+    /// typos and small edits, counted as evidence).
+    Fuzzy,
 }
 
 /// Report formats.

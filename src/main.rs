@@ -28,10 +28,13 @@ use crate::cmd::run::RunArgs;
 use crate::failure::Failure;
 
 fn main() -> ExitCode {
-    let matches = Cli::command().get_matches();
+    let matches = match Cli::command().try_get_matches() {
+        Ok(matches) => matches,
+        Err(e) => return usage_error(e),
+    };
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
-        Err(e) => e.exit(),
+        Err(e) => return usage_error(e),
     };
     // Only `run` and `export` take RUN_IDs and --session; their relative order matters.
     let order = || matches.subcommand().map(|(_, m)| argument_order(m)).unwrap_or_default();
@@ -93,6 +96,19 @@ fn main() -> ExitCode {
             ExitCode::from(failure.exit_code())
         }
     }
+}
+
+/// A flag with a bad value is one stderr line (`error: invalid value '0' for '--min-score
+/// <S>': must be above 0`) and exit 2; everything else clap says (help, version, unknown
+/// flags with their suggestions) is printed as clap prints it.
+fn usage_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(e.kind(), ErrorKind::InvalidValue | ErrorKind::ValueValidation) {
+        let text = e.to_string();
+        eprintln!("{}", text.lines().next().unwrap_or("error: invalid value"));
+        return ExitCode::from(2);
+    }
+    e.exit()
 }
 
 /// For each RUN_ID and `--session` value, in command-line order: whether it is a session.

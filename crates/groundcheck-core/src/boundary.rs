@@ -7,22 +7,15 @@
 
 use memchr::memmem::Finder;
 
-/// A needle with what its ends need checked, searched occurrence by occurrence.
+/// A needle, searched occurrence by occurrence for one that splits no number.
 pub(crate) struct Whole<'n> {
     finder: Finder<'n>,
     len: usize,
-    starts_with_digit: bool,
-    ends_with_digit: bool,
 }
 
 impl<'n> Whole<'n> {
     pub(crate) fn new(needle: &'n str) -> Whole<'n> {
-        Whole {
-            finder: Finder::new(needle.as_bytes()),
-            len: needle.len(),
-            starts_with_digit: needle.bytes().next().is_some_and(|b| b.is_ascii_digit()),
-            ends_with_digit: needle.bytes().next_back().is_some_and(|b| b.is_ascii_digit()),
-        }
+        Whole { finder: Finder::new(needle.as_bytes()), len: needle.len() }
     }
 
     /// The needle without borrowing the text it was made from.
@@ -39,7 +32,7 @@ impl<'n> Whole<'n> {
         while at <= bytes.len() {
             let start = at + self.finder.find(&bytes[at..])?;
             let end = start + self.len;
-            if !self.splits_number(bytes, start, end) {
+            if !splits_number(hay, start, end) {
                 return Some((start, end));
             }
             // Next character: the needle is UTF-8, so `start` is on a character boundary.
@@ -47,19 +40,23 @@ impl<'n> Whole<'n> {
         }
         None
     }
+}
 
-    fn splits_number(&self, bytes: &[u8], start: usize, end: usize) -> bool {
-        let digit = |i: Option<usize>| i.and_then(|i| bytes.get(i)).is_some_and(u8::is_ascii_digit);
-        let separator = |i: usize| matches!(bytes.get(i), Some(b'.' | b','));
-        // `.`, `,` and digits are ASCII, so stepping one byte from a character boundary
-        // lands on the neighbouring character whenever it is one of them.
-        let before = start.checked_sub(1);
-        let split_before = self.starts_with_digit
-            && (digit(before) || before.is_some_and(|b| separator(b) && digit(b.checked_sub(1))));
-        let split_after =
-            self.ends_with_digit && (digit(Some(end)) || (separator(end) && digit(Some(end + 1))));
-        split_before || split_after
+/// Whether `hay[start..end]`, taken as a match, splits a number of `hay`.
+pub(crate) fn splits_number(hay: &str, start: usize, end: usize) -> bool {
+    let bytes = hay.as_bytes();
+    let digit = |i: Option<usize>| i.and_then(|i| bytes.get(i)).is_some_and(u8::is_ascii_digit);
+    let separator = |i: usize| matches!(bytes.get(i), Some(b'.' | b','));
+    if start >= end {
+        return false;
     }
+    // `.`, `,` and digits are ASCII, so stepping one byte from a character boundary lands on
+    // the neighbouring character whenever it is one of them.
+    let before = start.checked_sub(1);
+    let split_before = digit(Some(start))
+        && (digit(before) || before.is_some_and(|b| separator(b) && digit(b.checked_sub(1))));
+    let split_after = digit(Some(end - 1)) && (digit(Some(end)) || (separator(end) && digit(Some(end + 1))));
+    split_before || split_after
 }
 
 #[cfg(test)]
@@ -99,5 +96,20 @@ mod tests {
         assert_eq!(found("日1", "日日1日1"), Some(3));
         assert_eq!(found("1", "11日1"), Some(5));
         assert_eq!(Whole::new("").find_from("abc", 0), Some((0, 0)));
+    }
+
+    #[test]
+    fn a_substring_splits_a_number_by_the_same_rule() {
+        let hay = "took 1500 ms, code 0.950";
+        let at = |s: &str| (hay.find(s).unwrap(), hay.find(s).unwrap() + s.len());
+        let (s, e) = at("500");
+        assert!(splits_number(hay, s, e));
+        let (s, e) = at("1500");
+        assert!(!splits_number(hay, s, e));
+        let (s, e) = at("0.95");
+        assert!(splits_number(hay, s, e));
+        let (s, e) = at("ms, code");
+        assert!(!splits_number(hay, s, e), "no digit at either end");
+        assert!(!splits_number(hay, 3, 3), "the empty substring");
     }
 }

@@ -29,6 +29,7 @@ use crate::json::{
     expand, locate, parse_with_depth_limit, to_serde_value, Json, JsonErrorKind, Node, Rewritten, Tree,
     MAX_PATHS,
 };
+use crate::leaves::Leaves;
 use crate::path::{EvidencePath, Selection};
 use crate::policy::{Limits, Policy};
 use crate::report::{Source, Warning};
@@ -159,23 +160,50 @@ impl From<OverLimit> for Absent {
 pub(crate) trait Search {
     /// What the search finds.
     type Found;
-    /// Searches `selection`; a `Value` search may stop at a rewritten number instead.
-    fn run<T: Tree>(&self, selection: &Selection<'_, T>) -> Result<Self::Found, T::Rewritten>;
+    /// Searches `selection`, with the invocation's normalised leaves; a `Value` search may
+    /// stop at a rewritten number instead.
+    fn run<T: Tree>(
+        &self,
+        selection: &Selection<'_, T>,
+        leaves: &mut Leaves,
+    ) -> Result<Self::Found, T::Rewritten>;
+}
+
+/// What a search runs over: what a path selects, or the whole document (`elsewhere`).
+#[derive(Clone, Copy)]
+pub(crate) enum Query<'p> {
+    /// The nodes `path` (trimmed text `text`) selects.
+    Path { text: &'p str, path: &'p EvidencePath },
+    /// The root, `$`.
+    Root,
+}
+
+/// Which of a document's two views a whole-document search reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Which {
+    /// The document as written.
+    Plain,
+    /// JSON inside strings replaced by what it holds.
+    Expanded,
 }
 
 /// A loaded document: the view its route built, and the expanded view (JSON inside
-/// strings replaced by what it holds), built only when a path selects nothing in the first.
+/// strings replaced by what it holds), built only when a path selects nothing in the first,
+/// and the normalised text of every leaf a ref needed normalised.
 pub(crate) struct Document<'a> {
     inv: &'a Invocation,
     plain: View<'a>,
     /// `Ok(None)`: no string of the document holds JSON, so the expanded view is the plain one.
     expanded: Option<Result<Option<TreeDoc<'static>>, OverLimit>>,
+    /// Keyed by the address of leaves of the trees above: cleared whenever one is replaced.
+    leaves: Leaves,
 }
 
 /// The plain document, in the form its route built.
 enum View<'a> {
-    /// What each planned singular path (by trimmed text) selects, with its normalized path.
-    Located(HashMap<String, Option<(String, Json)>>),
+    /// What each planned singular path (by trimmed text) selects, with its normalized path;
+    /// and our tree of the whole text, once a search of the whole document needed it.
+    Located { found: HashMap<String, Option<(String, Json)>>, whole: Option<TreeDoc<'a>> },
     /// The text, parsed by serde_json; the text is kept for the fallback to our tree.
     Value { value: Value, text: &'a str },
     /// Our tree.
@@ -203,7 +231,7 @@ impl<'a> Document<'a> {
             Route::Value { text } => value(inv, text, policy)?,
             Route::Tree => View::Tree(TreeDoc::load(inv, policy)?),
         };
-        Ok(Document { inv, plain, expanded: None })
+        Ok(Document { inv, plain, expanded: None, leaves: Leaves::default() })
     }
 
     /// Runs `path` (whose trimmed text is `path_text`) and `search` over what it selects: in
@@ -215,28 +243,52 @@ impl<'a> Document<'a> {
         policy: &Policy,
         search: &S,
     ) -> Searched<S::Found> {
-        match self.plain.search(path_text, path, policy, search) {
+        let query = Query::Path { text: path_text, path };
+        match self.plain.search(self.inv, query, policy, search, &mut self.leaves) {
             Ok(Some(found)) => return Searched { found: Ok(found), descended: false },
             Err(over) => return Searched { found: Err(over), descended: false },
             Ok(None) => {}
         }
-        let (inv, plain) = (self.inv, &self.plain);
-        let expanded = match self.expanded.get_or_insert_with(|| expanded_view(inv, plain, policy)) {
-            Ok(Some(tree)) => tree.search(path, search),
-            Ok(None) => Ok(None),
-            Err(over) => Err(*over),
-        };
-        match expanded {
-            Ok(None) => Searched { found: Ok(nothing(search)), descended: false },
-            found => Searched { found: found.map(|f| f.unwrap_or_else(|| nothing(search))), descended: true },
+        match self.search_expanded(query, policy, search) {
+            Ok(None) => Searched { found: Ok(self.nothing(search)), descended: false },
+            Ok(Some(found)) => Searched { found: Ok(found), descended: true },
+            Err(over) => Searched { found: Err(over), descended: true },
         }
     }
-}
 
-/// What `search` gives for a selection of no node.
-fn nothing<S: Search>(search: &S) -> S::Found {
-    let Ok(found) = search.run(&Selection::<Node>::at_most_one(None));
-    found
+    /// Runs `search` over the root of one view; `None` when the expanded view is asked for
+    /// and no string of the document holds JSON.
+    pub(crate) fn search_root<S: Search>(
+        &mut self,
+        which: Which,
+        policy: &Policy,
+        search: &S,
+    ) -> Result<Option<S::Found>, OverLimit> {
+        match which {
+            Which::Plain => self.plain.search(self.inv, Query::Root, policy, search, &mut self.leaves),
+            Which::Expanded => self.search_expanded(Query::Root, policy, search),
+        }
+    }
+
+    fn search_expanded<S: Search>(
+        &mut self,
+        query: Query<'_>,
+        policy: &Policy,
+        search: &S,
+    ) -> Result<Option<S::Found>, OverLimit> {
+        let (inv, plain) = (self.inv, &self.plain);
+        match self.expanded.get_or_insert_with(|| expanded_view(inv, plain, policy)) {
+            Ok(Some(tree)) => tree.search(query, search, &mut self.leaves),
+            Ok(None) => Ok(None),
+            Err(over) => Err(*over),
+        }
+    }
+
+    /// What `search` gives for a selection of no node.
+    fn nothing<S: Search>(&mut self, search: &S) -> S::Found {
+        let Ok(found) = search.run(&Selection::<Node>::at_most_one(None), &mut self.leaves);
+        found
+    }
 }
 
 /// The expanded view of `inv`'s document: the rare path, taken by a ref whose path selected
@@ -248,8 +300,8 @@ fn expanded_view(
     policy: &Policy,
 ) -> Result<Option<TreeDoc<'static>>, OverLimit> {
     let doc: Cow<'_, Json> = match plain {
-        View::Tree(tree) => Cow::Borrowed(&*tree.doc),
-        View::Located(_) | View::Value { .. } => match TreeDoc::load(inv, policy) {
+        View::Tree(tree) | View::Located { whole: Some(tree), .. } => Cow::Borrowed(&*tree.doc),
+        View::Located { whole: None, .. } | View::Value { .. } => match TreeDoc::load(inv, policy) {
             Ok(tree) => tree.doc,
             Err(Absent::OverLimit) => return Err(OverLimit),
             Err(Absent::Unavailable) => return Ok(None),
@@ -263,38 +315,57 @@ fn expanded_view(
 }
 
 impl<'a> View<'a> {
-    /// Runs `search` over what `path` selects; `None` when it selects nothing.
+    /// Runs `search` over what `query` selects; `None` when it selects nothing.
     ///
     /// A `Value` search that meets a selected number whose exponent serde_json rewrote
     /// (`1E3` → `1e+3`) cannot be trusted either way: the view becomes our tree, which keeps
     /// every text, for this ref and the invocation's later ones, and the search runs again.
+    /// The leaves normalised from the `Value` are forgotten with it.
     fn search<S: Search>(
         &mut self,
-        path_text: &str,
-        path: &EvidencePath,
+        inv: &'a Invocation,
+        query: Query<'_>,
         policy: &Policy,
         search: &S,
+        leaves: &mut Leaves,
     ) -> Result<Option<S::Found>, OverLimit> {
         match self {
-            View::Located(found) => {
-                let Some((normalized, doc)) = found.get(path_text).and_then(Option::as_ref) else {
-                    return Ok(None);
-                };
-                let Ok(found) = search.run(&Selection::at_most_one(Some((normalized.clone(), doc.root()))));
-                Ok(Some(found))
-            }
-            View::Tree(tree) => tree.search(path, search),
+            View::Located { found, whole } => match query {
+                Query::Path { text, .. } => {
+                    let Some((normalized, doc)) = found.get(text).and_then(Option::as_ref) else {
+                        return Ok(None);
+                    };
+                    let selection = Selection::at_most_one(Some((normalized.clone(), doc.root())));
+                    let Ok(found) = search.run(&selection, leaves);
+                    Ok(Some(found))
+                }
+                Query::Root => {
+                    if whole.is_none() {
+                        *whole = Some(match TreeDoc::load(inv, policy) {
+                            Ok(tree) => tree,
+                            Err(Absent::OverLimit) => return Err(OverLimit),
+                            Err(Absent::Unavailable) => return Ok(None),
+                        });
+                    }
+                    whole.as_mut().map_or(Ok(None), |tree| tree.search(query, search, leaves))
+                }
+            },
+            View::Tree(tree) => tree.search(query, search, leaves),
             View::Value { value, text } => {
                 let text: &'a str = text;
-                let selection = path.select_value(value);
+                let selection = match query {
+                    Query::Path { path, .. } => path.select_value(value),
+                    Query::Root => Selection::at_most_one(Some(("$".to_string(), &*value))),
+                };
                 if selection.nodes.is_empty() {
                     return Ok(None);
                 }
-                match search.run(&selection) {
+                match search.run(&selection, leaves) {
                     Ok(found) => Ok(Some(found)),
                     Err(Rewritten) => {
+                        leaves.clear();
                         let mut tree = TreeDoc::parse(text, policy)?;
-                        let found = tree.search(path, search);
+                        let found = tree.search(query, search, leaves);
                         *self = View::Tree(tree);
                         found
                     }
@@ -316,8 +387,9 @@ fn located<'a>(text: &'a str, plan: &[(String, Compiled)], policy: &Policy) -> R
         .collect();
     let segs: Vec<_> = singular.iter().map(|(segs, _)| segs.clone()).collect();
     match locate(text, &segs, policy.limits.max_depth) {
-        Ok(spans) => Ok(View::Located(
-            plan.iter()
+        Ok(spans) => Ok(View::Located {
+            found: plan
+                .iter()
                 .zip(singular.iter().zip(spans))
                 .map(|((key, _), ((_, normalized), span))| {
                     let found =
@@ -325,7 +397,8 @@ fn located<'a>(text: &'a str, plan: &[(String, Compiled)], policy: &Policy) -> R
                     (key.clone(), found)
                 })
                 .collect(),
-        )),
+            whole: None,
+        }),
         Err(e) if matches!(e.kind, JsonErrorKind::TooDeep(_)) => Err(OverLimit),
         Err(_) => Ok(View::Tree(TreeDoc::new(Cow::Owned(Json::string(text))))),
     }
@@ -390,11 +463,20 @@ impl<'a> TreeDoc<'a> {
         }
     }
 
-    /// Runs `search` over what `path` selects; `None` when it selects nothing. JSONPath never
-    /// runs on a document deeper than [`Limits::QUERY_DEPTH_CEILING`] (serde_json_path
+    /// Runs `search` over what `query` selects; `None` when it selects nothing. JSONPath
+    /// never runs on a document deeper than [`Limits::QUERY_DEPTH_CEILING`] (serde_json_path
     /// recurses per level); pointers do.
-    fn search<S: Search>(&mut self, path: &EvidencePath, search: &S) -> Result<Option<S::Found>, OverLimit> {
+    fn search<S: Search>(
+        &mut self,
+        query: Query<'_>,
+        search: &S,
+        leaves: &mut Leaves,
+    ) -> Result<Option<S::Found>, OverLimit> {
         let doc: &Json = &self.doc;
+        let Query::Path { path, .. } = query else {
+            let Ok(found) = search.run(&Selection::at_most_one(Some(("$".to_string(), doc.root()))), leaves);
+            return Ok(Some(found));
+        };
         let twin = if path.needs_value() {
             if *self.depth.get_or_init(|| doc.depth()) > Limits::QUERY_DEPTH_CEILING {
                 return Err(OverLimit);
@@ -407,7 +489,7 @@ impl<'a> TreeDoc<'a> {
         if selection.nodes.is_empty() {
             return Ok(None);
         }
-        let Ok(found) = search.run(&selection);
+        let Ok(found) = search.run(&selection, leaves);
         Ok(Some(found))
     }
 }

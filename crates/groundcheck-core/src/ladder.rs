@@ -1,19 +1,35 @@
-//! The matching ladder `exact` → `normalized` → `elided` (§3.3 step 5).
+//! The matching ladder `exact` → `normalized` → `elided` (§3.3 step 5), then, for a quote
+//! none of them finds, the near-miss search of `nearest.rs` (the fuzzy rung and `nearest`).
 //!
 //! Each rung is tried on every selected leaf before the next rung is tried, so an exact hit
 //! deep in the second node beats a normalized hit in the first. The needle is prepared once
-//! per ref; leaves are normalised lazily, only when the exact rung failed, and then reused by
-//! the elided rung.
+//! per ref; leaves are normalised only when the exact rung failed, once per invocation
+//! (`leaves.rs`).
 
 use std::collections::HashSet;
+use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
 use crate::boundary::Whole;
+use crate::distance::Quote;
 use crate::json::{Step, Tree};
+use crate::leaves::Leaves;
+use crate::nearest::{near, Near};
 use crate::normalize::normalize;
 use crate::path::push_steps;
-use crate::policy::Rung;
+use crate::policy::{Policy, Rung};
+use crate::report::Nearest;
+use crate::score::Score;
+
+/// What the ladder found for one ref under a path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Found {
+    /// Verified on `rung` at the leaf `path`; `score` for the fuzzy rung.
+    Hit { rung: Rung, path: String, score: Option<Score> },
+    /// Not found; the closest selected leaf, when §3.7 names one.
+    Miss { nearest: Option<Nearest> },
+}
 
 /// A ref's `text`, prepared for every rung. Every rung counts only occurrences that split
 /// no number (see `boundary.rs`).
@@ -25,6 +41,10 @@ pub(crate) struct Needle<'t> {
     normalized: Option<Whole<'static>>,
     /// The trimmed, non-empty pieces around `...`, when there are two or more.
     pieces: Option<Vec<Whole<'static>>>,
+    /// The normalised text, for the near-miss search.
+    text: String,
+    /// Its bit masks, built on the first miss (`None`: it normalises to nothing).
+    quote: OnceLock<Option<Quote>>,
 }
 
 impl<'t> Needle<'t> {
@@ -37,8 +57,29 @@ impl<'t> Needle<'t> {
             .map(|p| Whole::new(p).into_owned())
             .collect();
         let pieces = (normalized.contains("...") && pieces.len() >= 2).then_some(pieces);
-        let normalized = (!normalized.is_empty()).then(|| Whole::new(&normalized).into_owned());
-        Needle { exact: Whole::new(text), normalized, pieces }
+        let whole = (!normalized.is_empty()).then(|| Whole::new(&normalized).into_owned());
+        Needle {
+            exact: Whole::new(text),
+            normalized: whole,
+            pieces,
+            text: normalized,
+            quote: OnceLock::new(),
+        }
+    }
+
+    /// The normalised quote as bit masks, for `nearest` and the fuzzy rung.
+    pub(crate) fn quote(&self) -> Option<&Quote> {
+        self.quote.get_or_init(|| Quote::new(&self.text)).as_ref()
+    }
+
+    /// Whether the needle holds on `leaf` (normalised: `normal`) on a rung up to `max`
+    /// (the fuzzy rung aside).
+    fn holds(&self, leaf: &str, normal: impl FnOnce() -> bool, max: Rung) -> bool {
+        self.exact_in(leaf) || (max > Rung::Exact && normal())
+    }
+
+    fn loosely_in(&self, normalized_leaf: &str, max: Rung) -> bool {
+        self.normalized_in(normalized_leaf) || (max >= Rung::Elided && self.elided_in(normalized_leaf))
     }
 
     fn exact_in(&self, leaf: &str) -> bool {
@@ -63,36 +104,47 @@ impl<'t> Needle<'t> {
         })
     }
 
-    /// The first rung up to `max` on which the needle is found in `text` taken as one leaf.
-    pub(crate) fn rung_in_text(&self, text: &str, max: Rung) -> Option<Rung> {
-        if self.exact_in(text) {
-            return Some(Rung::Exact);
-        }
-        if max == Rung::Exact {
-            return None;
-        }
-        let normalized = normalize(text);
-        if self.normalized_in(&normalized) {
-            Some(Rung::Normalized)
-        } else if max == Rung::Elided && self.elided_in(&normalized) {
-            Some(Rung::Elided)
-        } else {
-            None
-        }
+    /// Whether the needle is found in `text` taken as one leaf on a rung up to `max` (the
+    /// fuzzy rung aside): `in_preview`.
+    pub(crate) fn in_text(&self, text: &str, max: Rung) -> bool {
+        self.holds(text, || self.loosely_in(&normalize(text), max), max)
     }
 
-    /// Searches the leaves of `selected` rung by rung. Returns the winning rung and the
-    /// normalized path of the first leaf where it holds; `base(i)` is the normalized path of
-    /// `selected[i]`, formatted only for the winner.
+    /// The normalized path of the first leaf under `root` (`$`), in document order, on which
+    /// the needle holds on a rung up to `max` (the fuzzy rung aside): `elsewhere`. Stops at a
+    /// rewritten leaf, like the exact rung.
+    pub(crate) fn first_holding<T: Tree>(
+        &self,
+        root: &T,
+        max: Rung,
+        leaves: &mut Leaves,
+    ) -> Result<Option<String>, T::Rewritten> {
+        let found = first_leaf(&[root], |node, leaf, _| {
+            node.rewritten().is_some()
+                || self.holds(leaf, || self.loosely_in(&leaves.normal(leaf).text, max), max)
+        });
+        let Some((_, steps, leaf)) = found else { return Ok(None) };
+        if let Some(rewritten) = leaf.rewritten() {
+            return Err(rewritten);
+        }
+        let mut path = String::from("$");
+        push_steps(&mut path, &steps);
+        Ok(Some(path))
+    }
+
+    /// Searches the leaves of `selected` rung by rung, then (on a miss) for the closest
+    /// leaf. `base(i)` is the normalized path of `selected[i]`, formatted only for the leaf
+    /// reported.
     ///
     /// `nested`: whether a selected node may lie inside another (only a path with `..`).
     pub(crate) fn find<T: Tree>(
         &self,
         selected: &[&T],
         base: impl Fn(usize) -> String,
-        max: Rung,
+        policy: &Policy,
         nested: bool,
-    ) -> Result<Option<(Rung, String)>, T::Rewritten> {
+        leaves: &mut Leaves,
+    ) -> Result<Found, T::Rewritten> {
         // Nodes inside an earlier selected node (`$..*` selects every node *and* its
         // ancestors) hold only leaves already searched, in the same order: searching them
         // again cannot change the answer, and made `$..*` quadratic on deep documents.
@@ -100,19 +152,44 @@ impl<'t> Needle<'t> {
         let keep = if nested { outermost(selected) } else { (0..selected.len()).collect() };
         let nodes: Vec<&T> = keep.iter().map(|&i| selected[i]).collect();
         let base = |j: usize| base(keep[j]);
-        if nodes.len() >= PARALLEL_NODES {
-            self.find_in_parallel(&nodes, base, max)
+        let max = policy.max_rung;
+        let hit = if nodes.len() >= PARALLEL_NODES {
+            self.find_in_parallel(&nodes, base, max, leaves)?
         } else {
-            self.find_in_order(&nodes, base, max)
+            self.find_in_order(&nodes, base, max, leaves)?
+        };
+        if let Some((rung, path)) = hit {
+            return Ok(Found::Hit { rung, path, score: None });
         }
+        let path_of = |ordinal: usize| {
+            let (i, steps, _) = first_leaf(&nodes, |_, _, n| n == ordinal).expect("a visited leaf");
+            let mut path = base(i);
+            push_steps(&mut path, &steps);
+            path
+        };
+        let mut texts: Vec<(usize, &str)> = Vec::new();
+        first_leaf(&nodes, |_, leaf, ordinal| {
+            texts.push((ordinal, leaf));
+            false
+        });
+        Ok(match near(self, &texts, policy, leaves) {
+            Near::Fuzzy { ordinal, score } => {
+                Found::Hit { rung: Rung::Fuzzy, path: path_of(ordinal), score: Some(score) }
+            }
+            Near::Nearest { ordinal, score, text } => {
+                Found::Miss { nearest: Some(Nearest { score, path: path_of(ordinal), text }) }
+            }
+            Near::Nothing => Found::Miss { nearest: None },
+        })
     }
 
-    /// [`Needle::find`] on the calling thread, leaves normalised once for both loose rungs.
+    /// The exact, normalized and elided rungs on the calling thread.
     fn find_in_order<T: Tree>(
         &self,
         selected: &[&T],
         base: impl Fn(usize) -> String,
         max: Rung,
+        leaves: &mut Leaves,
     ) -> Result<Option<(Rung, String)>, T::Rewritten> {
         let path = |(i, steps): (usize, Vec<Step<'_>>)| {
             let mut path = base(i);
@@ -133,18 +210,12 @@ impl<'t> Needle<'t> {
         if max == Rung::Exact {
             return Ok(None);
         }
-        let mut normalized_leaves: Vec<String> = Vec::new();
-        let hit = first_leaf(selected, |_, leaf, _| {
-            let n = normalize(leaf);
-            let hit = self.normalized_in(&n);
-            normalized_leaves.push(n);
-            hit
-        });
+        let hit = first_leaf(selected, |_, leaf, _| self.normalized_in(&leaves.normal(leaf).text));
         if let Some((i, steps, _)) = hit {
             return Ok(Some((Rung::Normalized, path((i, steps)))));
         }
-        if max == Rung::Elided && self.pieces.is_some() {
-            let hit = first_leaf(selected, |_, _, ordinal| self.elided_in(&normalized_leaves[ordinal]));
+        if max >= Rung::Elided && self.pieces.is_some() {
+            let hit = first_leaf(selected, |_, leaf, _| self.elided_in(&leaves.normal(leaf).text));
             if let Some((i, steps, _)) = hit {
                 return Ok(Some((Rung::Elided, path((i, steps)))));
             }
@@ -185,14 +256,15 @@ fn outermost<T: Tree>(selected: &[&T]) -> Vec<usize> {
 const PARALLEL_NODES: usize = 256;
 
 impl Needle<'_> {
-    /// [`Needle::find`] on rayon: each rung runs over the nodes in parallel and the first
-    /// node in order with a hit wins, so the result is the sequential one. Leaves are not
-    /// cached between rungs here; the elided rung (needles with `...` only) normalises again.
+    /// [`Needle::find_in_order`] on rayon: each rung runs over the nodes in parallel and the
+    /// first node in order with a hit wins, so the result is the sequential one. The leaves
+    /// are normalised (in parallel) before the loose rungs read them.
     fn find_in_parallel<T: Tree>(
         &self,
         selected: &[&T],
         base: impl Fn(usize) -> String,
         max: Rung,
+        leaves: &mut Leaves,
     ) -> Result<Option<(Rung, String)>, T::Rewritten> {
         let search = |test: &(dyn Fn(&T, &str) -> bool + Sync)| {
             selected.par_iter().enumerate().find_map_first(|(i, node)| {
@@ -206,17 +278,26 @@ impl Needle<'_> {
             Some((_, _, Some(rewritten))) => return Err(rewritten),
             exact => exact,
         };
+        if exact.is_none() && max > Rung::Exact {
+            let mut texts = Vec::new();
+            first_leaf(selected, |_, leaf, _| {
+                texts.push(leaf);
+                false
+            });
+            leaves.prepare(&texts);
+        }
+        let leaves = &*leaves;
         let hit = exact
             .map(|hit| (Rung::Exact, hit))
             .or_else(|| {
                 (max != Rung::Exact)
-                    .then(|| search(&|_, leaf| self.normalized_in(&normalize(leaf))))
+                    .then(|| search(&|_, leaf| self.normalized_in(&leaves.lookup(leaf).text)))
                     .flatten()
                     .map(|hit| (Rung::Normalized, hit))
             })
             .or_else(|| {
-                (max == Rung::Elided && self.pieces.is_some())
-                    .then(|| search(&|_, leaf| self.elided_in(&normalize(leaf))))
+                (max >= Rung::Elided && self.pieces.is_some())
+                    .then(|| search(&|_, leaf| self.elided_in(&leaves.lookup(leaf).text)))
                     .flatten()
                     .map(|hit| (Rung::Elided, hit))
             });
@@ -232,7 +313,7 @@ impl Needle<'_> {
 /// that passes `test`, and the steps from that node down to the leaf.
 fn first_leaf<'d, T: Tree>(
     selected: &[&'d T],
-    mut test: impl FnMut(&T, &str, usize) -> bool,
+    mut test: impl FnMut(&'d T, &'d str, usize) -> bool,
 ) -> Option<(usize, Vec<Step<'d>>, &'d T)> {
     let mut ordinal = 0;
     let mut steps: Vec<Step<'d>> = Vec::new();
@@ -265,10 +346,29 @@ mod tests {
     use crate::path::EvidencePath;
     use crate::Json;
 
-    fn find(path: &str, doc: &str, text: &str, max: Rung) -> Option<(Rung, String)> {
+    fn policy(max_rung: Rung) -> Policy {
+        Policy { max_rung, ..Policy::default() }
+    }
+
+    fn found(path: &str, doc: &str, text: &str, policy: &Policy) -> Found {
         let doc = Json::parse(doc).unwrap();
         let selection = EvidencePath::parse(path).unwrap().select(doc.root(), None);
-        Needle::new(text).find(&selection.nodes, |i| selection.base(i), max, selection.nested).unwrap()
+        let mut leaves = Leaves::default();
+        let Ok(found) = Needle::new(text).find(
+            &selection.nodes,
+            |i| selection.base(i),
+            policy,
+            selection.nested,
+            &mut leaves,
+        );
+        found
+    }
+
+    fn find(path: &str, doc: &str, text: &str, max: Rung) -> Option<(Rung, String)> {
+        match found(path, doc, text, &policy(max)) {
+            Found::Hit { rung, path, .. } => Some((rung, path)),
+            Found::Miss { .. } => None,
+        }
     }
 
     #[test]
@@ -293,17 +393,19 @@ mod tests {
         ] {
             let needle = Needle::new(text);
             let base = |i| selection.base(i);
-            let parallel = needle.find_in_parallel(&selection.nodes, base, max);
-            assert_eq!(parallel, needle.find_in_order(&selection.nodes, base, max), "{text}");
+            let parallel = needle.find_in_parallel(&selection.nodes, base, max, &mut Leaves::default());
+            let in_order = needle.find_in_order(&selection.nodes, base, max, &mut Leaves::default());
+            assert_eq!(parallel, in_order, "{text}");
         }
         assert_eq!(
             Needle::new("connection refused").find(
                 &selection.nodes,
                 |i| selection.base(i),
-                Rung::Elided,
-                false
+                &Policy::default(),
+                false,
+                &mut Leaves::default()
             ),
-            Ok(Some((Rung::Exact, "$[450]['n'][0]".into())))
+            Ok(Found::Hit { rung: Rung::Exact, path: "$[450]['n'][0]".into(), score: None })
         );
     }
 
@@ -318,9 +420,14 @@ mod tests {
         let selection = EvidencePath::parse("$..*").unwrap().select(doc.root(), None);
         assert_eq!(outermost(&selection.nodes), [0, 1], "the root's two children hold everything");
         assert!(selection.nested);
-        let found =
-            Needle::new("BOTTOM needle").find(&selection.nodes, |i| selection.base(i), Rung::Elided, true);
-        let path = found.unwrap().unwrap().1;
+        let found = Needle::new("BOTTOM needle").find(
+            &selection.nodes,
+            |i| selection.base(i),
+            &Policy::default(),
+            true,
+            &mut Leaves::default(),
+        );
+        let Ok(Found::Hit { path, .. }) = found else { panic!("{found:?}") };
         assert_eq!(path.matches("[1]").count(), 300, "{path}");
         assert_eq!(outermost(&[doc.root(), doc.root()]), [0], "the same node twice");
     }

@@ -57,18 +57,22 @@ mod boundary;
 mod bundle;
 mod cache;
 mod claim;
+mod distance;
 mod document;
 mod invocation;
 mod iregexp;
 mod json;
 mod ladder;
+mod leaves;
 mod names;
+mod nearest;
 mod normalize;
 mod path;
 mod policy;
 mod report;
 mod resolve;
 mod run;
+mod score;
 mod verify;
 
 pub use crate::bundle::{Bundle, BundleError, INVOCATION_KEYS};
@@ -79,10 +83,12 @@ pub use crate::names::UnknownName;
 pub use crate::path::{EvidencePath, PathError};
 pub use crate::policy::{Limits, Policy, Require, Rung};
 pub use crate::report::{
-    Reason, RefOutcome, RefReport, Report, RunReport, Source, Status, Summary, Verdict, Warning, SCHEMA,
+    Nearest, Reason, RefOutcome, RefReport, Report, RunReport, Source, Status, Summary, Verdict, Warning,
+    SCHEMA,
 };
 pub use crate::resolve::{resolve, ResolveError, ResolvedNode};
 pub use crate::run::{DuplicateId, Run, RunSet};
+pub use crate::score::{Score, ScoreError};
 pub use crate::verify::{verify_invocation, verify_invocation_general, verify_run, verify_runs};
 
 #[cfg(test)]

@@ -119,6 +119,7 @@ names!(Rung, "match rung" {
     Exact => "exact",
     Normalized => "normalized",
     Elided => "elided",
+    Fuzzy => "fuzzy",
 });
 
 names!(Require, "require rule" {
@@ -161,6 +162,6 @@ mod tests {
             err.to_string(),
             "unknown status `Supported` (expected one of: supported, unsupported, no_evidence)"
         );
-        assert!(serde_json::from_str::<Rung>("\"fuzzy\"").is_err());
+        assert!(serde_json::from_str::<Rung>("\"Fuzzy\"").is_err());
     }
 }

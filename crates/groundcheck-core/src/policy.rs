@@ -1,4 +1,7 @@
-//! What a verification accepts: the `require` rule, the loosest rung, and the limits of §6.
+//! What a verification accepts: the `require` rule, the loosest rung (with the fuzzy rung's
+//! minimum score), and the limits of §6.
+
+use crate::score::Score;
 
 /// A rung of the matching ladder, from strictest to loosest.
 ///
@@ -12,6 +15,9 @@ pub enum Rung {
     /// Pieces around `...` occur in order, without overlap, in one normalised leaf.
     #[default]
     Elided,
+    /// The leaf's near-miss score (§3.7) is at least the policy's `min_score`. Tried only
+    /// when the policy names it: a near miss is not a quote unless someone says it counts.
+    Fuzzy,
 }
 
 /// How many real refs must verify for an invocation to be `supported` (§3.4 row 8).
@@ -78,22 +84,62 @@ impl Default for Limits {
 ///
 /// Stored verdicts are keyed by [`Policy::key`], so two runs under different policies never
 /// overwrite each other.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Policy {
     /// How many real refs must verify.
     pub require: Require,
     /// The loosest rung accepted; looser rungs are not tried.
     pub max_rung: Rung,
+    /// The fuzzy rung's threshold (`--min-score`); read only when `max_rung` is
+    /// [`Rung::Fuzzy`]. Above 0: a threshold of 0 would verify any quote at all.
+    pub min_score: Score,
     /// Input bounds.
     pub limits: Limits,
 }
 
+impl Default for Policy {
+    fn default() -> Policy {
+        Policy {
+            require: Require::default(),
+            max_rung: Rung::default(),
+            min_score: Score::DEFAULT_MIN,
+            limits: Limits::default(),
+        }
+    }
+}
+
 impl Policy {
-    /// The short stable text that names this policy in storage, e.g. `require=all;match=elided`.
+    /// The short stable text that names this policy in storage, e.g. `require=all;match=elided`,
+    /// or `require=all;match=fuzzy;min_score=0.900` (the threshold only where it is read).
     ///
     /// Limits are not part of the key: they only turn pathological inputs into
     /// `limit_exceeded`, and changing them should update, not fork, stored verdicts.
     pub fn key(&self) -> String {
-        format!("require={};match={}", self.require.as_str(), self.max_rung.as_str())
+        let key = format!("require={};match={}", self.require.as_str(), self.max_rung.as_str());
+        match self.max_rung {
+            Rung::Fuzzy => format!("{key};min_score={}", self.min_score),
+            _ => key,
+        }
+    }
+
+    /// The loosest rung a quote may hold on for `in_preview` and `elsewhere`, which never
+    /// use the fuzzy rung: they say where the text *is*, not where something like it is.
+    pub(crate) fn loosest_exact_rung(&self) -> Rung {
+        self.max_rung.min(Rung::Elided)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_key_names_the_threshold_only_for_the_fuzzy_rung() {
+        assert_eq!(Policy::default().key(), "require=all;match=elided");
+        let fuzzy = Policy { max_rung: Rung::Fuzzy, ..Policy::default() };
+        assert_eq!(fuzzy.key(), "require=all;match=fuzzy;min_score=0.900");
+        let strict = Policy { min_score: Score::ONE, require: Require::Any, ..fuzzy };
+        assert_eq!(strict.key(), "require=any;match=fuzzy;min_score=1.000");
+        assert_eq!(Policy { min_score: Score::ONE, ..Policy::default() }.key(), "require=all;match=elided");
     }
 }

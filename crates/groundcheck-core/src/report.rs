@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::policy::Rung;
+use crate::score::Score;
 
 /// The schema name every report carries.
 pub const SCHEMA: &str = "groundcheck.report/v1";
@@ -129,9 +130,32 @@ pub struct RefReport {
     /// The normalized path of the leaf where the winning rung held.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub matched_path: Option<String>,
+    /// For a fuzzy match: the score of the leaf that verified it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<Score>,
     /// For `raw_output_unavailable` with a string preview: whether the preview contains the text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub in_preview: Option<bool>,
+    /// For `text_not_found`: the selected leaf that came closest, so a reader can tell a
+    /// misquote (a high score) from an invention (none, or a low one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nearest: Option<Nearest>,
+    /// For `path_not_found` and `text_not_found`: the first leaf of the whole document that
+    /// does hold the text — the quote is right, the path points at the wrong node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elsewhere: Option<String>,
+}
+
+/// The selected leaf that came closest to a quote that was not found (§3.7).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Nearest {
+    /// The leaf's score; never `0.000` (then there is no `nearest`).
+    pub score: Score,
+    /// The leaf's normalized path.
+    pub path: String,
+    /// The substring of the leaf's normalised text that reaches the score: the one ending
+    /// first, and of those the shortest.
+    pub text: String,
 }
 
 /// The verdict on one invocation.

@@ -6,14 +6,20 @@ use rayon::prelude::*;
 
 use crate::cache::PathCache;
 use crate::claim::{read_claim, ClaimedRef, EvidenceRef};
-use crate::document::{file_warning, source_of, Absent, Document, OverLimit, Route, Search};
+use std::cell::Cell;
+
+use crate::document::{file_warning, source_of, Absent, Document, OverLimit, Route, Search, Which};
 use crate::invocation::Invocation;
-use crate::json::Tree;
-use crate::ladder::Needle;
+use crate::json::{holds_at_most, Tree};
+use crate::ladder::{Found, Needle};
+use crate::leaves::Leaves;
 use crate::path::Selection;
 use crate::policy::{Policy, Require, Rung};
-use crate::report::{Reason, RefOutcome, RefReport, Report, RunReport, Status, Summary, Verdict, Warning};
+use crate::report::{
+    Nearest, Reason, RefOutcome, RefReport, Report, RunReport, Status, Summary, Verdict, Warning,
+};
 use crate::run::Run;
+use crate::score::Score;
 
 /// Verifies one invocation. Never panics; every input gets a verdict.
 pub fn verify_invocation(invocation: &Invocation, policy: &Policy) -> Verdict {
@@ -62,6 +68,9 @@ struct Checker<'a> {
     document: Option<Result<Document<'a>, Absent>>,
     /// Some ref was decided on the expanded view (JSON inside strings).
     descended: bool,
+    /// Whether each view (plain, expanded) has more nodes than the node limit, once known:
+    /// `elsewhere` is not looked for in it then.
+    too_large: [Cell<Option<bool>>; 2],
 }
 
 fn verify_with(inv: &Invocation, policy: &Policy, cache: &PathCache, fast: bool) -> Verdict {
@@ -95,7 +104,15 @@ fn verify_with(inv: &Invocation, policy: &Policy, cache: &PathCache, fast: bool)
     let failed = inv.success == Some(false);
     // A failed call's refs are not checked: no route is worth choosing.
     let route = Route::choose(inv, refs, policy, cache, fast && !failed);
-    let mut checker = Checker { inv, policy, cache, route, document: None, descended: false };
+    let mut checker = Checker {
+        inv,
+        policy,
+        cache,
+        route,
+        document: None,
+        descended: false,
+        too_large: Default::default(),
+    };
     let reports: Vec<RefReport> =
         refs.iter().enumerate().map(|(index, r)| checker.report(index, r, failed)).collect();
     if checker.descended {
@@ -135,12 +152,15 @@ fn agrees(claimed: Option<&str>, status: Status) -> Option<bool> {
 struct Checked {
     outcome: RefOutcome,
     hit: Option<(Rung, String)>,
+    score: Option<Score>,
     in_preview: Option<bool>,
+    nearest: Option<Nearest>,
+    elsewhere: Option<String>,
 }
 
 impl From<RefOutcome> for Checked {
     fn from(outcome: RefOutcome) -> Checked {
-        Checked { outcome, hit: None, in_preview: None }
+        Checked { outcome, hit: None, score: None, in_preview: None, nearest: None, elsewhere: None }
     }
 }
 
@@ -163,7 +183,10 @@ impl<'a> Checker<'a> {
             outcome: checked.outcome,
             rung,
             matched_path,
+            score: checked.score,
             in_preview: checked.in_preview,
+            nearest: checked.nearest,
+            elsewhere: checked.elsewhere,
         }
     }
 
@@ -185,8 +208,8 @@ impl<'a> Checker<'a> {
                 let in_preview = inv
                     .output_preview
                     .as_deref()
-                    .map(|p| Needle::new(&r.text).rung_in_text(p, policy.max_rung).is_some());
-                return Checked { outcome: RefOutcome::RawOutputUnavailable, hit: None, in_preview };
+                    .map(|p| Needle::new(&r.text).in_text(p, policy.loosest_exact_rung()));
+                return Checked { in_preview, ..RefOutcome::RawOutputUnavailable.into() };
             }
         };
         let path_text = r.raw_path.trim();
@@ -203,7 +226,64 @@ impl<'a> Checker<'a> {
         let ladder = Ladder { policy, needle: Needle::new(&r.text) };
         let searched = document.search(path_text, path, policy, &ladder);
         self.descended |= searched.descended;
-        searched.found.unwrap_or_else(|OverLimit| RefOutcome::LimitExceeded.into())
+        let mut checked = searched.found.unwrap_or_else(|OverLimit| RefOutcome::LimitExceeded.into());
+        if matches!(checked.outcome, RefOutcome::PathNotFound | RefOutcome::TextNotFound) {
+            checked.elsewhere = elsewhere(document, &ladder.needle, policy, &self.too_large);
+        }
+        checked
+    }
+}
+
+/// The first leaf of the whole document that holds the quote (§3.7 `elsewhere`): in the
+/// document as written, else in its expanded view; none in a view past the node limit.
+fn elsewhere(
+    document: &mut Document<'_>,
+    needle: &Needle<'_>,
+    policy: &Policy,
+    too_large: &[Cell<Option<bool>>; 2],
+) -> Option<String> {
+    for (which, too_large) in [Which::Plain, Which::Expanded].into_iter().zip(too_large) {
+        let search = Elsewhere { needle, policy, too_large };
+        match document.search_root(which, policy, &search) {
+            Ok(Some(Whole::At(path))) => return Some(path),
+            Ok(Some(Whole::Nowhere)) => {}
+            Ok(Some(Whole::TooLarge) | None) | Err(OverLimit) => return None,
+        }
+    }
+    None
+}
+
+/// What [`Elsewhere`] found in one view.
+enum Whole {
+    /// The first leaf holding the quote.
+    At(String),
+    /// No leaf holds it.
+    Nowhere,
+    /// The view has more nodes than the node limit: not searched.
+    TooLarge,
+}
+
+/// `elsewhere` as a [`Search`] of a view's root.
+struct Elsewhere<'a> {
+    needle: &'a Needle<'a>,
+    policy: &'a Policy,
+    /// Whether the view has more nodes than the limit, counted on the first ref that asks.
+    too_large: &'a Cell<Option<bool>>,
+}
+
+impl Search for Elsewhere<'_> {
+    type Found = Whole;
+
+    fn run<T: Tree>(&self, selection: &Selection<'_, T>, leaves: &mut Leaves) -> Result<Whole, T::Rewritten> {
+        let Some(&root) = selection.nodes.first() else { return Ok(Whole::Nowhere) };
+        let too_large =
+            self.too_large.get().unwrap_or_else(|| !holds_at_most(root, self.policy.limits.max_nodes));
+        self.too_large.set(Some(too_large));
+        if too_large {
+            return Ok(Whole::TooLarge);
+        }
+        let found = self.needle.first_holding(root, self.policy.loosest_exact_rung(), leaves)?;
+        Ok(found.map_or(Whole::Nowhere, Whole::At))
     }
 }
 
@@ -216,22 +296,29 @@ struct Ladder<'a> {
 impl Search for Ladder<'_> {
     type Found = Checked;
 
-    fn run<T: Tree>(&self, selection: &Selection<'_, T>) -> Result<Checked, T::Rewritten> {
+    fn run<T: Tree>(
+        &self,
+        selection: &Selection<'_, T>,
+        leaves: &mut Leaves,
+    ) -> Result<Checked, T::Rewritten> {
         if selection.nodes.is_empty() {
             return Ok(RefOutcome::PathNotFound.into());
         }
         if selection.nodes.len() > self.policy.limits.max_nodes {
             return Ok(RefOutcome::LimitExceeded.into());
         }
-        let hit = self.needle.find(
+        let found = self.needle.find(
             &selection.nodes,
             |i| selection.base(i),
-            self.policy.max_rung,
+            self.policy,
             selection.nested,
+            leaves,
         )?;
-        Ok(match hit {
-            Some(hit) => Checked { outcome: RefOutcome::Verified, hit: Some(hit), in_preview: None },
-            None => RefOutcome::TextNotFound.into(),
+        Ok(match found {
+            Found::Hit { rung, path, score } => {
+                Checked { hit: Some((rung, path)), score, ..RefOutcome::Verified.into() }
+            }
+            Found::Miss { nearest } => Checked { nearest, ..RefOutcome::TextNotFound.into() },
         })
     }
 }

@@ -18,7 +18,7 @@ pub(crate) use expand::expand;
 pub(crate) use locate::{locate, Seg, MAX_PATHS};
 pub(crate) use parse::parse_with_depth_limit;
 pub use parse::{JsonError, JsonErrorKind};
-pub(crate) use tree::{Rewritten, Step, Tree};
+pub(crate) use tree::{holds_at_most, Rewritten, Step, Tree};
 pub(crate) use value::to_serde_value;
 
 /// One JSON value; the private building block of [`Json`].

@@ -121,6 +121,21 @@ impl Tree for Value {
     }
 }
 
+/// Whether the tree under `root` has at most `limit` nodes, containers included: counted
+/// off a stack, stopping one node past the limit.
+pub(crate) fn holds_at_most<T: Tree>(root: &T, limit: usize) -> bool {
+    let mut stack: Vec<(&T, usize, Option<Step<'_>>)> = vec![(root, 0, None)];
+    let mut seen = 0;
+    while let Some((node, _, _)) = stack.pop() {
+        seen += 1;
+        if seen > limit {
+            return false;
+        }
+        node.push_children(0, &mut stack);
+    }
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
