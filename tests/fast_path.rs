@@ -4,6 +4,7 @@
 
 use groundcheck_core::{
     verify_invocation, verify_invocation_general, Bundle, Invocation, Json, Limits, Policy, RawOutput, Rung,
+    Score,
 };
 
 use crate::corpus;
@@ -13,7 +14,15 @@ use crate::harness::fixture_files;
 mod adversarial;
 
 fn policies() -> Vec<Policy> {
-    let mut all = vec![Policy::default(), Policy { max_rung: Rung::Exact, ..Policy::default() }];
+    let mut all = vec![
+        Policy::default(),
+        Policy { max_rung: Rung::Exact, ..Policy::default() },
+        Policy {
+            max_rung: Rung::Fuzzy,
+            min_score: Score::from_thousandths(700).unwrap(),
+            ..Policy::default()
+        },
+    ];
     all.push(Policy {
         limits: Limits { max_depth: 3, max_output_bytes: 300, ..Limits::default() },
         ..Policy::default()

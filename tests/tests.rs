@@ -15,6 +15,7 @@ mod fuzz_regressions;
 mod harness;
 mod hostile;
 mod json_in_strings;
+mod near_misses;
 mod properties;
 mod raw_output_files;
 mod read_only;
