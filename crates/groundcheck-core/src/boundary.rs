@@ -23,6 +23,12 @@ impl<'n> Whole<'n> {
         Whole { finder: self.finder.into_owned(), ..self }
     }
 
+    /// Where the needle first occurs in `hay`, splitting a number or not: a candidate to
+    /// confirm with [`Whole::find_from`] on the leaf it lies in.
+    pub(crate) fn candidate(&self, hay: &[u8]) -> Option<usize> {
+        self.finder.find(hay)
+    }
+
     /// The byte range of the first occurrence in `hay` at or after byte `from` that splits
     /// no number. Overlapping occurrences are all tried: in `55x5x5` the `5x5` at 1 splits a
     /// number, the one at 3 does not.

@@ -72,27 +72,33 @@ impl<'t> Needle<'t> {
         self.quote.get_or_init(|| Quote::new(&self.text)).as_ref()
     }
 
-    /// Whether the needle holds on `leaf` (normalised: `normal`) on a rung up to `max`
-    /// (the fuzzy rung aside).
-    fn holds(&self, leaf: &str, normal: impl FnOnce() -> bool, max: Rung) -> bool {
-        self.exact_in(leaf) || (max > Rung::Exact && normal())
-    }
-
-    fn loosely_in(&self, normalized_leaf: &str, max: Rung) -> bool {
-        self.normalized_in(normalized_leaf) || (max >= Rung::Elided && self.elided_in(normalized_leaf))
-    }
-
-    fn exact_in(&self, leaf: &str) -> bool {
+    pub(crate) fn exact_in(&self, leaf: &str) -> bool {
         self.exact.find_from(leaf, 0).is_some()
     }
 
-    fn normalized_in(&self, normalized_leaf: &str) -> bool {
+    pub(crate) fn normalized_in(&self, normalized_leaf: &str) -> bool {
         self.normalized.as_ref().is_some_and(|n| n.find_from(normalized_leaf, 0).is_some())
+    }
+
+    /// Where the text may hold in `hay`, leaves laid end to end (`elsewhere.rs`): an
+    /// occurrence, to be confirmed by [`Needle::exact_in`] on its leaf.
+    pub(crate) fn exact_candidate(&self, hay: &[u8]) -> Option<usize> {
+        self.exact.candidate(hay)
+    }
+
+    /// [`Needle::exact_candidate`] for [`Needle::normalized_in`].
+    pub(crate) fn normalized_candidate(&self, hay: &[u8]) -> Option<usize> {
+        self.normalized.as_ref()?.candidate(hay)
+    }
+
+    /// [`Needle::exact_candidate`] for [`Needle::elided_in`]: the first piece.
+    pub(crate) fn elided_candidate(&self, hay: &[u8]) -> Option<usize> {
+        self.pieces.as_ref()?.first()?.candidate(hay)
     }
 
     /// Every piece, in order and without overlap, each at its first occurrence after the
     /// previous one that splits no number (the earliest choice leaves the most room).
-    fn elided_in(&self, normalized_leaf: &str) -> bool {
+    pub(crate) fn elided_in(&self, normalized_leaf: &str) -> bool {
         let Some(pieces) = &self.pieces else { return false };
         let mut from = 0;
         pieces.iter().all(|piece| match piece.find_from(normalized_leaf, from) {
@@ -107,29 +113,12 @@ impl<'t> Needle<'t> {
     /// Whether the needle is found in `text` taken as one leaf on a rung up to `max` (the
     /// fuzzy rung aside): `in_preview`.
     pub(crate) fn in_text(&self, text: &str, max: Rung) -> bool {
-        self.holds(text, || self.loosely_in(&normalize(text), max), max)
-    }
-
-    /// The normalized path of the first leaf under `root` (`$`), in document order, on which
-    /// the needle holds on a rung up to `max` (the fuzzy rung aside): `elsewhere`. Stops at a
-    /// rewritten leaf, like the exact rung.
-    pub(crate) fn first_holding<T: Tree>(
-        &self,
-        root: &T,
-        max: Rung,
-        leaves: &mut Leaves,
-    ) -> Result<Option<String>, T::Rewritten> {
-        let found = first_leaf(&[root], |node, leaf, _| {
-            node.rewritten().is_some()
-                || self.holds(leaf, || self.loosely_in(&leaves.normal(leaf).text, max), max)
-        });
-        let Some((_, steps, leaf)) = found else { return Ok(None) };
-        if let Some(rewritten) = leaf.rewritten() {
-            return Err(rewritten);
+        if self.exact_in(text) {
+            return true;
         }
-        let mut path = String::from("$");
-        push_steps(&mut path, &steps);
-        Ok(Some(path))
+        let normalized = normalize(text);
+        (max >= Rung::Normalized && self.normalized_in(&normalized))
+            || (max >= Rung::Elided && self.elided_in(&normalized))
     }
 
     /// Searches the leaves of `selected` rung by rung, then (on a miss) for the closest
@@ -306,6 +295,20 @@ impl Needle<'_> {
         push_steps(&mut path, &steps);
         Ok(Some((rung, path)))
     }
+}
+
+/// Visits the leaves under `root` in document order while `visit` returns true.
+pub(crate) fn for_each_leaf<'d, T: Tree>(root: &'d T, mut visit: impl FnMut(&'d T, &'d str) -> bool) {
+    first_leaf(&[root], |node, leaf, _| !visit(node, leaf));
+}
+
+/// The normalized path of leaf number `k` (from 0, in document order) under `root` (`$`).
+pub(crate) fn first_leaf_path<T: Tree>(root: &T, k: usize) -> String {
+    let mut path = String::from("$");
+    if let Some((_, steps, _)) = first_leaf(&[root], |_, _, ordinal| ordinal == k) {
+        push_steps(&mut path, &steps);
+    }
+    path
 }
 
 /// Visits leaves depth-first in document order across all selected nodes; `test` gets the

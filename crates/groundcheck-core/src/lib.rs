@@ -59,6 +59,7 @@ mod cache;
 mod claim;
 mod distance;
 mod document;
+mod elsewhere;
 mod invocation;
 mod iregexp;
 mod json;

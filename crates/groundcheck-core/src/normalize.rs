@@ -8,6 +8,8 @@ use icu_normalizer::ComposingNormalizerBorrowed;
 
 /// Normalises `text` for the `normalized` and `elided` rungs.
 pub(crate) fn normalize(text: &str) -> String {
+    #[cfg(test)]
+    tests::CALLS.with(|calls| calls.set(calls.get() + 1));
     let nfkc = ComposingNormalizerBorrowed::new_nfkc().normalize(text);
     let folded: String = nfkc.chars().map(fold).collect();
     let lower = folded.to_lowercase();
@@ -39,8 +41,15 @@ fn fold(c: char) -> char {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
+    use std::cell::Cell;
+
     use super::normalize;
+
+    thread_local! {
+        /// How many texts this thread normalised: the cost the leaf cache must keep down.
+        pub(crate) static CALLS: Cell<usize> = const { Cell::new(0) };
+    }
 
     #[test]
     fn nfkc_then_fold_then_lower_then_space() {

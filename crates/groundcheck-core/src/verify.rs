@@ -6,11 +6,12 @@ use rayon::prelude::*;
 
 use crate::cache::PathCache;
 use crate::claim::{read_claim, ClaimedRef, EvidenceRef};
-use std::cell::Cell;
+use std::cell::OnceCell;
 
 use crate::document::{file_warning, source_of, Absent, Document, OverLimit, Route, Search, Which};
+use crate::elsewhere::{Elsewhere, Haystack, Whole};
 use crate::invocation::Invocation;
-use crate::json::{holds_at_most, Tree};
+use crate::json::Tree;
 use crate::ladder::{Found, Needle};
 use crate::leaves::Leaves;
 use crate::path::Selection;
@@ -68,9 +69,9 @@ struct Checker<'a> {
     document: Option<Result<Document<'a>, Absent>>,
     /// Some ref was decided on the expanded view (JSON inside strings).
     descended: bool,
-    /// Whether each view (plain, expanded) has more nodes than the node limit, once known:
-    /// `elsewhere` is not looked for in it then.
-    too_large: [Cell<Option<bool>>; 2],
+    /// Each view's (as written, expanded) leaves for `elsewhere`, read on the first ref that
+    /// needs them; `None` when the view has more nodes than the node limit.
+    haystacks: [OnceCell<Option<Haystack>>; 2],
 }
 
 fn verify_with(inv: &Invocation, policy: &Policy, cache: &PathCache, fast: bool) -> Verdict {
@@ -111,7 +112,7 @@ fn verify_with(inv: &Invocation, policy: &Policy, cache: &PathCache, fast: bool)
         route,
         document: None,
         descended: false,
-        too_large: Default::default(),
+        haystacks: Default::default(),
     };
     let reports: Vec<RefReport> =
         refs.iter().enumerate().map(|(index, r)| checker.report(index, r, failed)).collect();
@@ -228,7 +229,7 @@ impl<'a> Checker<'a> {
         self.descended |= searched.descended;
         let mut checked = searched.found.unwrap_or_else(|OverLimit| RefOutcome::LimitExceeded.into());
         if matches!(checked.outcome, RefOutcome::PathNotFound | RefOutcome::TextNotFound) {
-            checked.elsewhere = elsewhere(document, &ladder.needle, policy, &self.too_large);
+            checked.elsewhere = elsewhere(document, &ladder.needle, policy, &self.haystacks);
         }
         checked
     }
@@ -240,51 +241,16 @@ fn elsewhere(
     document: &mut Document<'_>,
     needle: &Needle<'_>,
     policy: &Policy,
-    too_large: &[Cell<Option<bool>>; 2],
+    haystacks: &[OnceCell<Option<Haystack>>; 2],
 ) -> Option<String> {
-    for (which, too_large) in [Which::Plain, Which::Expanded].into_iter().zip(too_large) {
-        let search = Elsewhere { needle, policy, too_large };
-        match document.search_root(which, policy, &search) {
+    for (which, haystack) in [Which::Plain, Which::Expanded].into_iter().zip(haystacks) {
+        match document.search_root(which, policy, &Elsewhere { needle, policy, haystack }) {
             Ok(Some(Whole::At(path))) => return Some(path),
             Ok(Some(Whole::Nowhere)) => {}
             Ok(Some(Whole::TooLarge) | None) | Err(OverLimit) => return None,
         }
     }
     None
-}
-
-/// What [`Elsewhere`] found in one view.
-enum Whole {
-    /// The first leaf holding the quote.
-    At(String),
-    /// No leaf holds it.
-    Nowhere,
-    /// The view has more nodes than the node limit: not searched.
-    TooLarge,
-}
-
-/// `elsewhere` as a [`Search`] of a view's root.
-struct Elsewhere<'a> {
-    needle: &'a Needle<'a>,
-    policy: &'a Policy,
-    /// Whether the view has more nodes than the limit, counted on the first ref that asks.
-    too_large: &'a Cell<Option<bool>>,
-}
-
-impl Search for Elsewhere<'_> {
-    type Found = Whole;
-
-    fn run<T: Tree>(&self, selection: &Selection<'_, T>, leaves: &mut Leaves) -> Result<Whole, T::Rewritten> {
-        let Some(&root) = selection.nodes.first() else { return Ok(Whole::Nowhere) };
-        let too_large =
-            self.too_large.get().unwrap_or_else(|| !holds_at_most(root, self.policy.limits.max_nodes));
-        self.too_large.set(Some(too_large));
-        if too_large {
-            return Ok(Whole::TooLarge);
-        }
-        let found = self.needle.first_holding(root, self.policy.loosest_exact_rung(), leaves)?;
-        Ok(found.map_or(Whole::Nowhere, Whole::At))
-    }
 }
 
 /// Steps 4 and 5 of §3.3 as a [`Search`]: the selected nodes' leaves, rung by rung.
@@ -320,5 +286,45 @@ impl Search for Ladder<'_> {
             }
             Found::Miss { nearest } => Checked { nearest, ..RefOutcome::TextNotFound.into() },
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::invocation::RawOutput;
+    use crate::json::Json;
+    use crate::normalize::tests::CALLS;
+    use std::cell::Cell;
+
+    /// A thousand failing refs over one output normalise each leaf once, not once per ref:
+    /// the ladder, `nearest` and `elsewhere` share the invocation's normalised leaves.
+    #[test]
+    fn leaves_are_normalised_once_per_invocation() {
+        let logs: Vec<String> = (0..20).map(|i| format!("line {i}: Connection Refused by peer")).collect();
+        let raw = serde_json::json!({ "logs": logs }).to_string();
+        for path in ["$.logs[*]", "$.logs[3]"] {
+            let refs: Vec<_> = (0..1000)
+                .map(|i| serde_json::json!({"raw_path": path, "text": format!("deadlock {i}")}))
+                .collect();
+            let details = serde_json::json!({ "evidence_refs": refs }).to_string();
+            let inv = Invocation {
+                retrieval_details: Some(Json::parse(&details).unwrap()),
+                raw_output: Some(RawOutput::Text(raw.clone())),
+                ..Invocation::default()
+            };
+            for fast in [true, false] {
+                let before = CALLS.with(Cell::get);
+                let verdict = verify_with(&inv, &Policy::default(), &PathCache::default(), fast);
+                let calls = CALLS.with(Cell::get) - before;
+                assert!(verdict
+                    .refs
+                    .iter()
+                    .all(|r| r.outcome == RefOutcome::TextNotFound && r.nearest.is_some()));
+                // One per ref's text, one per leaf (the located route parses logs[3] apart
+                // from the whole tree `elsewhere` reads: one more).
+                assert!(calls <= 1000 + 20 + 1, "{path} (fast: {fast}): {calls} normalisations");
+            }
+        }
     }
 }
