@@ -27,7 +27,7 @@ const OUTCOMES: [&str; 10] = [
     "not_checked",
     "no_evidence_marker",
 ];
-const RUNGS: [&str; 3] = ["exact", "normalized", "elided"];
+const RUNGS: [&str; 4] = ["exact", "normalized", "elided", "fuzzy"];
 const SOURCES: [&str; 3] = ["raw_output", "preview", "none"];
 const WARNINGS: [&str; 2] = ["invalid_utf8", "marker_with_refs"];
 
@@ -171,6 +171,22 @@ fn assert_invariants(file: &Path, report: &Value) {
             if r.get("in_preview").is_some() {
                 assert_eq!(outcome, "raw_output_unavailable", "{what}: ref {i} in_preview");
             }
+            assert_eq!(
+                r.get("score").is_some(),
+                r.get("match") == Some(&json!("fuzzy")),
+                "{what}: ref {i} score"
+            );
+            if let Some(nearest) = r.get("nearest") {
+                assert_eq!(outcome, "text_not_found", "{what}: ref {i} nearest");
+                let score = nearest["score"].as_f64().unwrap();
+                assert!(score > 0.0 && score <= 1.0, "{what}: ref {i} nearest score {score}");
+                assert!(nearest["path"].as_str().unwrap().starts_with('$'), "{what}: ref {i} nearest path");
+                assert!(!nearest["text"].as_str().unwrap().is_empty(), "{what}: ref {i} nearest text");
+            }
+            if r.get("elsewhere").is_some() {
+                assert!(matches!(outcome, "text_not_found" | "path_not_found"), "{what}: ref {i} elsewhere");
+                assert!(r["elsewhere"].as_str().unwrap().starts_with('$'), "{what}: ref {i} elsewhere path");
+            }
         }
         let real: Vec<&str> = refs
             .iter()
@@ -275,21 +291,50 @@ fn deep_documents_are_limit_exceeded_or_verified_never_a_crash() {
 /// A bundle of one invocation holding `refs` over the raw text `"x"`; for the cases whose
 /// reports are too large to keep as snapshots.
 fn one_invocation(refs: Vec<Value>, success: bool) -> String {
+    one_invocation_over(refs, success, "\"x\"")
+}
+
+/// [`one_invocation`] over the raw output text `raw`.
+fn one_invocation_over(refs: Vec<Value>, success: bool, raw: &str) -> String {
     json!({"run_id": "run-hostile-generated", "invocations": [{
-        "id": 9001, "tool_name": "query_logs", "success": success, "raw_output_text": "\"x\"",
+        "id": 9001, "tool_name": "query_logs", "success": success, "raw_output_text": raw,
         "retrieval_details": {"evidence_status": "supported", "evidence_refs": refs}}]})
     .to_string()
 }
 
 /// Outcome counts of the one invocation of a generated bundle, with its status and reason.
 fn verify_generated(bundle: &str) -> (String, String, BTreeMap<String, usize>) {
+    let (status, reason, refs) = verify_generated_refs(bundle);
+    (status, reason, tally(&refs))
+}
+
+/// The status, reason and refs of the one invocation of a generated bundle.
+fn verify_generated_refs(bundle: &str) -> (String, String, Vec<Value>) {
     let dir = temp_dir();
     let file = write(dir.path(), "generated.json", bundle);
     let report = report(&file);
     assert_invariants(&file, &report);
     let inv = by_id(&report)[&9001].clone();
     let refs = inv["refs"].as_array().unwrap().clone();
-    (inv["status"].as_str().unwrap().into(), inv["reason"].as_str().unwrap().into(), tally(&refs))
+    (inv["status"].as_str().unwrap().into(), inv["reason"].as_str().unwrap().into(), refs)
+}
+
+/// An 8 MB Loki-like output: `lines` log lines of about 100 bytes in one array (one node
+/// each, so the document stays within the node limit and `elsewhere` is looked for).
+fn log_lines(lines: usize) -> Vec<String> {
+    let words =
+        ["connection", "refused", "timeout", "pool", "exhausted", "retry", "upstream", "超时", "数据库"];
+    (0..lines)
+        .map(|i| {
+            let tail: Vec<&str> = (0..8).map(|k| words[(i * 7 + k * 3) % words.len()]).collect();
+            format!(
+                "2026-11-30T10:{:02}:{:02}Z level=error req=r{i:06} {}",
+                i / 60 % 60,
+                i % 60,
+                tail.join(" ")
+            )
+        })
+        .collect()
 }
 
 /// Counts of outcomes, for comparing with `tally`.
@@ -320,4 +365,67 @@ fn a_one_mebibyte_quote_is_limit_exceeded() {
     let (status, reason, outcomes) = verify_generated(&one_invocation(refs, true));
     assert_eq!((status.as_str(), reason.as_str()), ("unsupported", "partially_verified"));
     assert_eq!(outcomes, counts(&[("limit_exceeded", 1), ("verified", 1)]));
+}
+
+/// docs/verification.md#near-misses, at the cost bound: a quote of the longest text allowed
+/// (65,536 characters) against a large output. Over the whole document `m` times its length
+/// passes 2^32, so nothing is measured (no `nearest`); against one log line it is measured.
+/// One character more is `limit_exceeded` before anything.
+#[test]
+fn a_quote_of_the_longest_text_allowed_is_measured_only_within_the_cost_bound() {
+    let lines = log_lines(80_000);
+    let raw = json!({ "logs": lines }).to_string();
+    let quote: String = "connection refused by upstream ".chars().cycle().take(65_536).collect();
+    let over: String = quote.chars().chain(['!']).collect();
+    let refs = vec![
+        json!({"raw_path": "$", "text": quote}),
+        json!({"raw_path": "$.logs[0]", "text": quote}),
+        json!({"raw_path": "$.logs[0]", "text": over}),
+    ];
+    let (status, reason, refs) = verify_generated_refs(&one_invocation_over(refs, true, &raw));
+    assert_eq!((status.as_str(), reason.as_str()), ("unsupported", "not_verified"));
+    let summary: Vec<(&str, bool, bool)> = refs
+        .iter()
+        .map(|r| (r["outcome"].as_str().unwrap(), r.get("nearest").is_some(), r.get("elsewhere").is_some()))
+        .collect();
+    assert_eq!(
+        summary,
+        [("text_not_found", false, false), ("text_not_found", true, false), ("limit_exceeded", false, false)]
+    );
+    // 100 characters of one line can match at most 100 of the 65,536: a score near 0.001.
+    assert_eq!(refs[1]["nearest"]["score"], json!(0.001));
+}
+
+/// docs/verification.md#near-misses, many failing refs: a thousand refs, all failing, over
+/// one 8 MB output — half point at the wrong line (found `elsewhere`, at the line holding
+/// it), half quote what no line says (a low `nearest`, no `elsewhere`). Each view's leaves
+/// are read once for all of them; the test bounds what is reported, benches/ the time.
+#[test]
+fn a_thousand_failing_refs_against_an_eight_megabyte_output() {
+    let lines = log_lines(80_000);
+    let raw = json!({ "logs": lines }).to_string();
+    assert!(raw.len() > 8_000_000, "{}", raw.len());
+    let refs: Vec<Value> = (0..1_000)
+        .map(|k| {
+            let line = k * 79;
+            if k % 2 == 0 {
+                json!({"raw_path": format!("$.logs[{}]", line + 1), "text": format!("req=r{line:06}")})
+            } else {
+                json!({"raw_path": format!("$.logs[{line}]"), "text": format!("deadlock detected on shard {k}")})
+            }
+        })
+        .collect();
+    let (status, reason, refs) = verify_generated_refs(&one_invocation_over(refs, true, &raw));
+    assert_eq!((status.as_str(), reason.as_str()), ("unsupported", "not_verified"));
+    for (k, r) in refs.iter().enumerate() {
+        assert_eq!(r["outcome"], "text_not_found", "{r}");
+        let score = r["nearest"]["score"].as_f64().unwrap_or_else(|| panic!("a line is always near: {r}"));
+        if k % 2 == 0 {
+            assert_eq!(r["elsewhere"], format!("$['logs'][{}]", k * 79), "{r}");
+            assert!(score >= 0.8, "one digit off: {r}");
+        } else {
+            assert!(r.get("elsewhere").is_none(), "{r}");
+            assert!(score < 0.8, "{r}");
+        }
+    }
 }
