@@ -729,3 +729,126 @@ fn ten_thousand_deep_documents_neither_crash_verify_nor_resolve() {
         &out.stdout[out.stdout.len() - 60..]
     );
 }
+
+/// One invocation whose refs fail in each way a person needs to tell apart: a misquote (one
+/// character wrong), a ref pointed at the wrong array element (the quote is in another one),
+/// the same past the end of the array, and an invented quote, under a path that selects a
+/// value and under one that selects nothing.
+const NEAR_MISSES: &str = r#"{"run_id":"r-near","session_id":"s-near","invocations":[
+  {"id":1,"tool_name":"query_logs","created_at":"2026-11-30T10:00:00Z",
+   "retrieval_details":{"evidence_status":"supported","evidence_refs":[
+     {"raw_path":"$.logs[0].message","text":"Connection refused by pear"},
+     {"raw_path":"$.logs[1].message","text":"disk quota exceeded"},
+     {"raw_path":"$.logs[5].message","text":"disk quota exceeded"},
+     {"raw_path":"$.status","text":"kernel panic"},
+     {"raw_path":"$.logs[7].message","text":"kernel panic"},
+     {"raw_path":"$.logs[3].message","text":"upstream request timeout while calling payment-svc after 3000ms, retries exhausted"}]},
+   "raw_output":{"status":200,"logs":[{"message":"dial tcp: connection refused by peer"},
+     {"message":"pool exhausted"},{"message":"disk quota exceeded on /var"},
+     {"message":"Upstream request timeout while calling payment-svc after 3000 ms, retries exhausted"}]}}]}"#;
+
+/// The lines under the rows of a human report.
+fn under_rows(stdout: &str) -> Vec<&str> {
+    stdout.lines().filter(|l| l.starts_with("      ")).collect()
+}
+
+/// A failed ref says, under it, what a reader needs to tell a misquote (`nearest` with a
+/// high score), a mis-pointed ref (`found elsewhere`) and an invention (neither) apart; the
+/// closest text is clipped like a quote, and every path is last on its line. `run` prints the
+/// same.
+#[test]
+fn human_output_tells_misquotes_mis_pointed_refs_and_inventions_apart() {
+    let dir = temp_dir();
+    let file = write(dir.path(), "near.json", NEAR_MISSES);
+    let out = run(["verify".as_ref(), file.as_os_str()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let expected = [
+        r#"      ref 0  text_not_found  "Connection refused by pear"  $.logs[0].message"#,
+        r#"             nearest 0.961  "connection refused by peer"  $['logs'][0]['message']"#,
+        r#"      ref 1  text_not_found  "disk quota exceeded"  $.logs[1].message"#,
+        "             found elsewhere  $['logs'][2]['message']",
+        r#"             nearest 0.263  "ol exhausted"  $['logs'][1]['message']"#,
+        r#"      ref 2  path_not_found  "disk quota exceeded"  $.logs[5].message"#,
+        "             found elsewhere  $['logs'][2]['message']",
+        r#"      ref 3  text_not_found  "kernel panic"  $.status"#,
+        "             nothing under the path comes close, and the text is nowhere else in the output \
+         (probably invented)",
+        r#"      ref 4  path_not_found  "kernel panic"  $.logs[7].message"#,
+        "             the text is nowhere in the output (probably invented)",
+        r#"      ref 5  text_not_found  "upstream request timeout while calling payment-…"  $.logs[3].message"#,
+        r#"             nearest 0.987  "upstream request timeout while calling payment-…"  $['logs'][3]['message']"#,
+    ];
+    assert_eq!(under_rows(&out.stdout), expected, "{}", out.stdout);
+
+    // The same lines from the database.
+    let url = format!("sqlite://{}", dir.path().join("near.db").display());
+    assert_eq!(run(["import", "--database", &url, file.to_str().unwrap()]).code, 0);
+    let from_db = run(["run", "--database", &url, "r-near"]);
+    assert_eq!(from_db.code, 0, "{}", from_db.stderr);
+    assert_eq!(under_rows(&from_db.stdout), expected, "{}", from_db.stdout);
+}
+
+/// Under `--match fuzzy` a ref only a near miss verified is shown, with its score, since its
+/// quote is not the output's text; refs that failed still say how close they came.
+#[test]
+fn human_output_shows_the_score_of_a_fuzzy_match() {
+    let dir = temp_dir();
+    let file = write(dir.path(), "near.json", NEAR_MISSES);
+    let out = run(["verify".as_ref(), "--match".as_ref(), "fuzzy".as_ref(), file.as_os_str()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let lines = under_rows(&out.stdout);
+    assert_eq!(
+        lines[0],
+        r#"      ref 0  verified (fuzzy, score 0.961)  "Connection refused by pear"  $.logs[0].message"#
+    );
+    assert_eq!(lines[1], r#"      ref 1  text_not_found  "disk quota exceeded"  $.logs[1].message"#);
+    assert_eq!(
+        lines.last().copied(),
+        Some(
+            r#"      ref 5  verified (fuzzy, score 0.987)  "upstream request timeout while calling payment-…"  $.logs[3].message"#
+        )
+    );
+    assert!(out.stdout.contains("  1   query_logs  unsupported  partially_verified  "), "{}", out.stdout);
+    // A higher threshold: the misquote fails again, and says how close it came.
+    let strict = run(["verify", "--match", "fuzzy", "--min-score", "0.97", file.to_str().unwrap()]);
+    let lines = under_rows(&strict.stdout);
+    assert_eq!(
+        lines[1],
+        r#"             nearest 0.961  "connection refused by peer"  $['logs'][0]['message']"#
+    );
+    // Exact and normalised matches stay off the listing, as before.
+    let plain = write(dir.path(), "plain.json", NEAR_MISSES.replace("pear", "peer"));
+    let out = run(["verify", "--match", "fuzzy", plain.to_str().unwrap()]);
+    assert!(!out.stdout.contains("ref 0"), "{}", out.stdout);
+}
+
+/// `--min-score` outside (0, 1] or with more than three decimals is bad usage on every
+/// command that takes it: exit 2, one line naming the flag, nothing on stdout, nothing opened.
+#[test]
+fn a_bad_min_score_is_one_line_and_exit_two_on_every_command() {
+    let dir = temp_dir();
+    let db = dir.path().join("never.db");
+    let url = format!("sqlite://{}", db.display());
+    let commands: [&[&str]; 3] = [
+        &["verify", "--match", "fuzzy", "fixtures/01_order_svc_5xx_spike.json"],
+        &["run", "--database", &url, "--match", "fuzzy", "r"],
+        &["reverify", "--database", &url, "--match", "fuzzy", "--write"],
+    ];
+    for command in commands {
+        for bad in ["0", "1.5", "0.9001", "x"] {
+            let out = run(command.iter().copied().chain(["--min-score", bad]));
+            let what = format!("{} --min-score {bad}", command[0]);
+            assert_eq!(out.code, 2, "{what}: {}", out.stderr);
+            assert!(out.stdout.is_empty(), "{what}: {}", out.stdout);
+            assert_eq!(out.stderr.lines().count(), 1, "{what}: {}", out.stderr);
+            assert!(out.stderr.contains("'--min-score <S>'"), "{what}: {}", out.stderr);
+            assert!(out.stderr.contains(&format!("'{bad}'")), "{what}: names the value: {}", out.stderr);
+        }
+    }
+    assert!(!db.exists(), "no database was opened, let alone created");
+    // The bounds themselves are fine.
+    for good in ["1", "0.001", "0.85"] {
+        let out = run(["verify", "--match", "fuzzy", "--min-score", good, "fixtures/12_match_ladder.json"]);
+        assert_eq!(out.code, 0, "--min-score {good}: {}", out.stderr);
+    }
+}

@@ -471,6 +471,7 @@ fn json_and_jsonl_output_bytes_are_pinned() {
 }
 
 mod compare;
+mod failed_refs;
 mod interrupt;
 mod output;
 mod raw_outputs;

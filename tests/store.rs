@@ -424,3 +424,47 @@ fn a_database_password_never_reaches_the_output() {
         assert!(!out.stderr.contains(&password), "{}: {}", engine.name, out.stderr);
     }
 }
+
+/// `--match fuzzy` names its threshold in the policy key, so verdicts under two thresholds
+/// are stored apart, and a fuzzy match keeps its score through the database.
+#[test]
+fn run_write_stores_fuzzy_verdicts_under_a_key_naming_the_threshold() {
+    let run_id = "run-20261130-order-ladder";
+    for engine in engines::all() {
+        import_fixtures(&engine);
+        let default = gc(&engine.url, &["run", "--write", "--match", "fuzzy", run_id]);
+        assert_eq!(default.code, 0, "{}: {}", engine.name, default.stderr);
+        let lower = gc(
+            &engine.url,
+            &["run", "--write", "--match", "fuzzy", "--min-score", "0.85", "--format", "json", run_id],
+        );
+        assert_eq!(lower.code, 0, "{}: {}", engine.name, lower.stderr);
+        let keys =
+            engines::texts(&engine.url, "SELECT DISTINCT policy FROM evidence_verification ORDER BY policy");
+        assert_eq!(
+            keys,
+            ["require=all;match=fuzzy;min_score=0.850", "require=all;match=fuzzy;min_score=0.900"],
+            "{}",
+            engine.name
+        );
+        let report: Value = serde_json::from_str(&lower.stdout).unwrap();
+        let verdicts: Vec<groundcheck_core::Verdict> =
+            serde_json::from_value(report["runs"][0]["invocations"].clone()).unwrap();
+        let stored = block_on(async {
+            let store = Store::connect(&engine.url).await.unwrap();
+            let stored =
+                store.read_verdicts("require=all;match=fuzzy;min_score=0.850", run_id).await.unwrap();
+            store.close().await;
+            stored
+        });
+        let stored: Vec<_> = stored.into_iter().map(|s| s.verdict).collect();
+        assert_eq!(stored, verdicts, "{}: read back as reported", engine.name);
+        let fuzzy: Vec<String> = stored
+            .iter()
+            .flat_map(|v| &v.refs)
+            .filter(|r| r.rung == Some(groundcheck_core::Rung::Fuzzy))
+            .map(|r| r.score.map(|s| s.to_string()).unwrap_or_default())
+            .collect();
+        assert_eq!(fuzzy, ["0.857", "0.857"], "{}: 1202's two elisions of `connection refused`", engine.name);
+    }
+}

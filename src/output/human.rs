@@ -1,9 +1,10 @@
-//! The `human` format: a table per run, the refs that failed under each row, a summary line.
+//! The `human` format: a table per run, the refs that failed (and those only a fuzzy match
+//! verified) under each row, a summary line.
 
 use std::io::{self, Write};
 
 use groundcheck_core::{
-    EvidencePath, RefOutcome, RefReport, Report, RunReport, Status, Summary, Verdict, Warning,
+    EvidencePath, Nearest, RefOutcome, RefReport, Report, RunReport, Rung, Status, Summary, Verdict, Warning,
 };
 
 use super::visible::visible;
@@ -62,7 +63,7 @@ fn write_run(run: &RunReport, paint: Paint, out: &mut dyn Write) -> io::Result<(
             |col, s| if col == 2 { paint.status(verdict.status, s) } else { s.to_string() },
             out,
         )?;
-        for r in verdict.refs.iter().filter(|r| r.outcome != RefOutcome::Verified) {
+        for r in verdict.refs.iter().filter(|r| shown(r)) {
             write_ref(r, paint, out)?;
         }
         for w in &verdict.warnings {
@@ -119,24 +120,83 @@ fn row(v: &Verdict) -> [String; 6] {
     ]
 }
 
+/// Whether a ref gets its own line under its row: every ref that did not verify, and those a
+/// fuzzy match verified — their quote is not the output's text, so a reader should see how
+/// close it came.
+fn shown(r: &RefReport) -> bool {
+    r.outcome != RefOutcome::Verified || r.rung == Some(Rung::Fuzzy)
+}
+
 /// `ref 1  text_not_found  "0.950"  $.data.result[0].value[1]`: the quote (cut to
 /// [`TEXT_WIDTH`]), then the path exactly as given, last on the line so that it can be
-/// copied whole; under it, why the path is not a path, when it is not.
+/// copied whole; under it, what the failure looks like (see [`diagnosis`]) and why the path
+/// is not a path, when it is not.
 fn write_ref(r: &RefReport, paint: Paint, out: &mut dyn Write) -> io::Result<()> {
-    let text =
-        r.text.as_deref().map_or("(no text)".to_string(), |t| format!("\"{}\"", visible(&clip(t), paint.on)));
+    let text = r.text.as_deref().map_or("(no text)".to_string(), |t| quoted(t, paint));
     let path = r.raw_path.as_deref().map_or("(no raw_path)".to_string(), |p| visible(p, paint.on));
-    let hint = match r.in_preview {
-        Some(true) => " (found in the preview)",
-        Some(false) => " (not in the preview either)",
-        None => "",
+    let hint = match (r.in_preview, r.score) {
+        (Some(true), _) => " (found in the preview)".to_string(),
+        (Some(false), _) => " (not in the preview either)".to_string(),
+        (None, Some(score)) => format!(" (fuzzy, score {score})"),
+        (None, None) => String::new(),
     };
     let head = format!("ref {}  ", r.index);
     writeln!(out, "{UNDER_ROW}{head}{}{hint}  {text}  {path}", r.outcome.as_str())?;
+    // Aligned under the outcome, as `resolve`'s message is.
+    let under = format!("{UNDER_ROW}{}", " ".repeat(head.chars().count()));
+    for line in diagnosis(r, paint) {
+        writeln!(out, "{under}{line}")?;
+    }
     if let Some(problem) = r.raw_path.as_deref().and_then(|p| path_problem(r.outcome, p)) {
-        writeln!(out, "{UNDER_ROW}{}{problem}", " ".repeat(head.chars().count()))?;
+        writeln!(out, "{under}{problem}")?;
     }
     Ok(())
+}
+
+/// For a ref whose text or path was not found, the lines that tell a mis-pointed ref (the
+/// text is elsewhere in the output), a misquote (a near miss with a high score) and an
+/// invention (neither) apart; the first line is the one that decides which. Paths come last
+/// on their line, so they can be copied whole.
+fn diagnosis(r: &RefReport, paint: Paint) -> Vec<String> {
+    if !matches!(r.outcome, RefOutcome::TextNotFound | RefOutcome::PathNotFound) {
+        return Vec::new();
+    }
+    let mut lines = Vec::new();
+    if let Some(elsewhere) = &r.elsewhere {
+        lines.push(format!("found elsewhere  {}", visible(elsewhere, paint.on)));
+    }
+    if let Some(nearest) = &r.nearest {
+        lines.push(nearest_line(nearest, paint));
+    }
+    if lines.is_empty() {
+        lines.push(nothing_close(r.outcome).to_string());
+    }
+    lines
+}
+
+/// `nearest 0.944  "connection refused by pee"  $['logs'][0]['message']`: the score, the
+/// closest text (normalised, as it was compared) and the leaf it is in.
+fn nearest_line(nearest: &Nearest, paint: Paint) -> String {
+    let path = visible(&nearest.path, paint.on);
+    format!("nearest {}  {}  {path}", nearest.score, quoted(&nearest.text, paint))
+}
+
+/// What a failed ref with neither a near miss nor the text elsewhere says. `elsewhere`
+/// searches the whole output up to the policy's loosest rung; a near miss is looked for only
+/// under the path, which for `path_not_found` selects nothing.
+fn nothing_close(outcome: RefOutcome) -> &'static str {
+    match outcome {
+        RefOutcome::PathNotFound => "the text is nowhere in the output (probably invented)",
+        _ => concat!(
+            "nothing under the path comes close, and the text is nowhere else in the output ",
+            "(probably invented)"
+        ),
+    }
+}
+
+/// A text between double quotes, cut to [`TEXT_WIDTH`], hidden characters made visible.
+fn quoted(text: &str, paint: Paint) -> String {
+    format!("\"{}\"", visible(&clip(text), paint.on))
 }
 
 /// Why a ref's path was refused, as `groundcheck resolve` says it, with the character

@@ -1,9 +1,10 @@
-//! The summary for people: totals, tables by reason, tool and retrieval layer, and the
-//! transition table against the stored verdicts.
+//! The summary for people: totals, failed refs by how close they came, tables by reason, tool
+//! and retrieval layer, and the transition table against the stored verdicts.
 
 use std::fmt::Write;
 
 use crate::reverify::summary::Summary;
+use crate::reverify::tally::{FailedRefs, NEAR_MISS_THOUSANDTHS};
 
 /// `n` and the noun, singular for exactly one: `1 run`, `2 runs`.
 pub fn count(n: u64, one: &str, many: &str) -> String {
@@ -53,6 +54,7 @@ pub fn render(report: &Summary<'_>) -> String {
         t.status.no_evidence,
         count(t.claim_mismatches, "claim mismatch", "claim mismatches")
     );
+    let _ = writeln!(s, "  {}", failed_refs(&t.failed_refs));
     let _ = writeln!(s, "\nby reason:");
     for (reason, n) in &t.by_reason {
         let _ = writeln!(s, "  {reason:<22} {n}");
@@ -76,6 +78,25 @@ pub fn render(report: &Summary<'_>) -> String {
         let _ = writeln!(s, "  {:>11} → {:<11} {}{marker}", tr.from, tr.to, tr.count);
     }
     s
+}
+
+/// `failed refs: 12 — 3 found elsewhere (mis-pointed), 5 near misses (score ≥ 0.8,
+/// misquoted), 2 far, 2 with no candidate (probably invented)`; `failed refs: 0` alone.
+fn failed_refs(f: &FailedRefs) -> String {
+    if f.total == 0 {
+        return "failed refs: 0".to_string();
+    }
+    format!(
+        "failed refs: {} — {} found elsewhere (mis-pointed), {} (score ≥ {}, misquoted), {} far, {} with \
+         no candidate (probably invented)",
+        f.total,
+        f.found_elsewhere,
+        count(f.near_misses, "near miss", "near misses"),
+        // `0.8`: the threshold as a person writes it.
+        f64::from(NEAR_MISS_THOUSANDTHS) / 1000.0,
+        f.far,
+        f.no_candidate
+    )
 }
 
 #[cfg(test)]
@@ -126,5 +147,24 @@ mod tests {
         ));
         report.resumed = Some(Resumed { runs: 3, invocations: 30, already_complete: true });
         assert!(render(&report).contains("\n  already complete: nothing left to verify;"));
+    }
+
+    #[test]
+    fn failed_refs_follow_the_status_line() {
+        let mut tally = Tally { invocations: 9, runs: 1, ..Tally::default() };
+        let text = render(&summary(&tally));
+        assert!(text.contains("; 0 claim mismatches\n  failed refs: 0\n\nby reason:"), "{text}");
+        tally.failed_refs =
+            FailedRefs { total: 12, found_elsewhere: 3, near_misses: 5, far: 2, no_candidate: 2 };
+        let text = render(&summary(&tally));
+        assert!(
+            text.contains(
+                "\n  failed refs: 12 — 3 found elsewhere (mis-pointed), 5 near misses (score ≥ 0.8, \
+                 misquoted), 2 far, 2 with no candidate (probably invented)\n"
+            ),
+            "{text}"
+        );
+        tally.failed_refs = FailedRefs { total: 1, near_misses: 1, ..FailedRefs::default() };
+        assert!(render(&summary(&tally)).contains(", 1 near miss (score ≥ 0.8, misquoted), 0 far,"));
     }
 }

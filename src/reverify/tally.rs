@@ -1,11 +1,12 @@
-//! What a `reverify` job found: counts by status, reason, tool and retrieval layer, and the
-//! changes against the verdicts stored before it, with their transition table. A writing job
-//! stores its tally with each batch ([`Tally::save`]), so a resumed job reports the whole job.
+//! What a `reverify` job found: counts by status, reason, tool and retrieval layer, its failed
+//! refs by how close they came, and the changes against the verdicts stored before it, with
+//! their transition table. A writing job stores its tally with each batch ([`Tally::save`]),
+//! so a resumed job reports the whole job.
 
 use std::collections::BTreeMap;
 use std::io;
 
-use groundcheck_core::{Status, Verdict};
+use groundcheck_core::{RefOutcome, RefReport, Status, Verdict};
 use serde::{Deserialize, Serialize};
 
 use crate::reverify::change::{Change, Outcome};
@@ -30,6 +31,44 @@ impl StatusCounts {
     }
 }
 
+/// A near miss scores at least this, in thousandths (`0.800`): about one edit in five
+/// characters, a quote retyped or lightly edited rather than made up.
+pub const NEAR_MISS_THOUSANDTHS: u16 = 800;
+
+/// The job's failed refs (outcome `text_not_found` or `path_not_found`), each counted in the
+/// first bucket it fits, so a reader sees at once whether the agent mostly points at the
+/// wrong node, misquotes, or invents: the buckets add up to `total`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FailedRefs {
+    /// All of them.
+    pub total: u64,
+    /// The text is elsewhere in the output: mis-pointed.
+    pub found_elsewhere: u64,
+    /// Else a nearest candidate scores at least 0.800: misquoted.
+    pub near_misses: u64,
+    /// Else a nearest candidate scores below 0.800.
+    pub far: u64,
+    /// Neither: probably invented.
+    pub no_candidate: u64,
+}
+
+impl FailedRefs {
+    /// Counts `r` if it failed; other refs are not counted.
+    fn add(&mut self, r: &RefReport) {
+        if !matches!(r.outcome, RefOutcome::TextNotFound | RefOutcome::PathNotFound) {
+            return;
+        }
+        self.total += 1;
+        let bucket = match (&r.elsewhere, &r.nearest) {
+            (Some(_), _) => &mut self.found_elsewhere,
+            (None, Some(n)) if n.score.thousandths() >= NEAR_MISS_THOUSANDTHS => &mut self.near_misses,
+            (None, Some(_)) => &mut self.far,
+            (None, None) => &mut self.no_candidate,
+        };
+        *bucket += 1;
+    }
+}
+
 /// The running totals of a job. Maps are ordered, so the output is deterministic.
 #[derive(Debug, Default, Serialize)]
 pub struct Tally {
@@ -41,6 +80,8 @@ pub struct Tally {
     pub status: StatusCounts,
     /// Invocations whose claimed status disagrees with the verdict.
     pub claim_mismatches: u64,
+    /// The failed refs, by how close they came.
+    pub failed_refs: FailedRefs,
     /// Invocations by reason; statuses by tool and by `retrieval_layer` (`(none)` if unset).
     pub by_reason: BTreeMap<String, u64>,
     pub by_tool: BTreeMap<String, StatusCounts>,
@@ -61,6 +102,10 @@ struct Saved {
     runs: u64,
     status: StatusCounts,
     claim_mismatches: u64,
+    /// Absent from checkpoints written before failed refs were counted: those restore with
+    /// zeros, and the resumed job counts only the refs it verifies itself.
+    #[serde(default)]
+    failed_refs: FailedRefs,
     by_reason: BTreeMap<String, u64>,
     by_tool: BTreeMap<String, StatusCounts>,
     by_retrieval_layer: BTreeMap<String, StatusCounts>,
@@ -79,6 +124,7 @@ impl Tally {
         self.invocations += 1;
         self.status.add(verdict.status);
         self.claim_mismatches += u64::from(verdict.is_claim_mismatch());
+        verdict.refs.iter().for_each(|r| self.failed_refs.add(r));
         *self.by_reason.entry(verdict.reason.as_str().to_string()).or_default() += 1;
         self.by_tool.entry(verdict.tool_name.clone()).or_default().add(verdict.status);
         self.by_retrieval_layer.entry(layer.unwrap_or("(none)").to_string()).or_default().add(verdict.status);
@@ -98,6 +144,7 @@ impl Tally {
             runs: self.runs,
             status: self.status,
             claim_mismatches: self.claim_mismatches,
+            failed_refs: self.failed_refs,
             by_reason: self.by_reason.clone(),
             by_tool: self.by_tool.clone(),
             by_retrieval_layer: self.by_retrieval_layer.clone(),
@@ -114,6 +161,7 @@ impl Tally {
             runs: saved.runs,
             status: saved.status,
             claim_mismatches: saved.claim_mismatches,
+            failed_refs: saved.failed_refs,
             by_reason: saved.by_reason,
             by_tool: saved.by_tool,
             by_retrieval_layer: saved.by_retrieval_layer,
@@ -136,11 +184,65 @@ mod tests {
         tally.by_retrieval_layer.insert("(none)".into(), tally.status);
         tally.transitions.insert(("new".into(), "supported".into()), 4);
         tally.transitions.insert(("supported".into(), "unsupported".into()), 2);
+        tally.failed_refs =
+            FailedRefs { total: 4, found_elsewhere: 1, near_misses: 1, far: 1, no_candidate: 1 };
         let back = Tally::restore(&tally.save()).expect("restores");
         assert_eq!(back.save(), tally.save());
         assert_eq!(back.transitions, tally.transitions);
         assert_eq!((back.invocations, back.runs, back.status), (7, 2, tally.status));
+        assert_eq!(back.failed_refs, tally.failed_refs);
         assert!(Tally::restore("{}").is_none());
         assert!(Tally::restore("not json").is_none());
+    }
+
+    /// A checkpoint stored before failed refs were counted still resumes, with zeros.
+    #[test]
+    fn a_tally_saved_without_failed_refs_restores() {
+        let old = r#"{"invocations":3,"runs":1,"status":{"supported":3,"unsupported":0,"no_evidence":0},
+            "claim_mismatches":0,"by_reason":{"verified":3},"by_tool":{},"by_retrieval_layer":{},
+            "transitions":[["new","supported",3]]}"#;
+        let back = Tally::restore(old).expect("restores");
+        assert_eq!((back.invocations, back.failed_refs), (3, FailedRefs::default()));
+    }
+
+    fn failed(outcome: RefOutcome, elsewhere: bool, score: Option<u16>) -> RefReport {
+        let nearest = score.map(|n| groundcheck_core::Nearest {
+            score: groundcheck_core::Score::from_thousandths(n).expect("a score"),
+            path: "$['m']".into(),
+            text: "x".into(),
+        });
+        RefReport {
+            index: 0,
+            raw_path: Some("$.m".into()),
+            text: Some("x".into()),
+            outcome,
+            rung: None,
+            matched_path: None,
+            score: None,
+            in_preview: None,
+            nearest,
+            elsewhere: elsewhere.then(|| "$['n']".to_string()),
+        }
+    }
+
+    #[test]
+    fn each_failed_ref_lands_in_the_first_bucket_it_fits() {
+        let mut counts = FailedRefs::default();
+        for r in [
+            failed(RefOutcome::TextNotFound, true, Some(1000)), // elsewhere wins over a near miss
+            failed(RefOutcome::PathNotFound, true, None),
+            failed(RefOutcome::TextNotFound, false, Some(800)), // 0.800 is a near miss
+            failed(RefOutcome::TextNotFound, false, Some(799)),
+            failed(RefOutcome::TextNotFound, false, None),
+            failed(RefOutcome::PathNotFound, false, None),
+            failed(RefOutcome::InvalidPath, false, None), // not a failed ref
+            failed(RefOutcome::Verified, false, None),
+        ] {
+            counts.add(&r);
+        }
+        assert_eq!(
+            counts,
+            FailedRefs { total: 6, found_elsewhere: 2, near_misses: 1, far: 1, no_candidate: 2 }
+        );
     }
 }
