@@ -4,7 +4,8 @@
 use std::io::{self, Write};
 
 use groundcheck_core::{
-    EvidencePath, Nearest, RefOutcome, RefReport, Report, RunReport, Rung, Status, Summary, Verdict, Warning,
+    EvidencePath, Nearest, RefOutcome, RefReport, Report, RunReport, Rung, Score, Status, Summary, Verdict,
+    Warning,
 };
 
 use super::visible::visible;
@@ -167,6 +168,10 @@ fn diagnosis(r: &RefReport, paint: Paint) -> Vec<String> {
     }
     if let Some(nearest) = &r.nearest {
         lines.push(nearest_line(nearest, paint));
+        if nearest.score == Score::ONE {
+            // Every character is there: only the digit rule or the policy kept it out.
+            lines.push("(all of it is there, but only by splitting a number or on a looser --match)".into());
+        }
     }
     if lines.is_empty() {
         lines.push(nothing_close(r.outcome).to_string());

@@ -90,7 +90,17 @@ pub async fn start(
         return Ok(fresh);
     };
     let totals = store.read_job_totals(&identity.id).await.map_err(database::failure)?;
-    let tally = totals.as_deref().and_then(Tally::restore).unwrap_or_default();
+    // No totals: a checkpoint written before they were stored. Totals that do not read back
+    // would silently restart the counts, so they stop the job instead.
+    let tally = match totals.as_deref() {
+        None => Tally::default(),
+        Some(text) => Tally::restore(text).ok_or_else(|| {
+            Failure::input(format!(
+                "--resume: the stored totals of job {} cannot be read; run the job again without --resume",
+                identity.id
+            ))
+        })?,
+    };
     let mut keys = fresh.keys;
     if checkpoint.done {
         keys.clear();

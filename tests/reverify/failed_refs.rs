@@ -141,3 +141,24 @@ fn reverify_write_stores_fuzzy_verdicts_under_a_key_naming_the_threshold() {
         assert_eq!((fuzzy_in_1202(LOWER), fuzzy_in_1202(DEFAULT)), (2, 0), "{name}");
     }
 }
+
+/// Stored totals that do not read back stop `--resume` in one line instead of silently
+/// restarting the counts from zero (SQLite: the column is written directly).
+#[test]
+fn unreadable_stored_totals_stop_a_resumed_job() {
+    let engine = engines::all().remove(0);
+    let url = engine.url.as_str();
+    import_corpus(url, 200);
+    kill_mid_job(url, &["reverify", "--database", url, "--write", "--batch-rows", "20"], 0, 200, engine.name);
+    engines::execute(
+        url,
+        "UPDATE reverify_checkpoint SET totals = ?",
+        "UPDATE reverify_checkpoint SET totals = $1",
+        &["{\"runs\": \"many\"}"],
+    );
+    let out = gc(url, &["reverify", "--write", "--resume", "--batch-rows", "20"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stdout.is_empty());
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    assert!(out.stderr.contains("--resume: the stored totals"), "{}", out.stderr);
+}
