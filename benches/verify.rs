@@ -532,9 +532,18 @@ fn invocation(id: i64, tool: &str, path: &str, text: &str, doc: &str) -> Invocat
     }
 }
 
+/// The policy a case runs under: the default, or the fuzzy rung (at its default
+/// `--min-score`) for a case the fuzzy rung must verify.
+fn policy_for(rung: Option<Rung>) -> Policy {
+    match rung {
+        Some(Rung::Fuzzy) => Policy { max_rung: Rung::Fuzzy, ..Policy::default() },
+        _ => Policy::default(),
+    }
+}
+
 /// Verifies once, outside the timed loop: the bench must measure what its name says.
 fn expect(name: &str, inv: &Invocation, rung: Option<Rung>) {
-    let verdict = verify_invocation(inv, &Policy::default());
+    let verdict = verify_invocation(inv, &policy_for(rung));
     let r = &verdict.refs[0];
     match rung {
         Some(rung) => {
@@ -557,7 +566,7 @@ fn bench_verify(
     inv: &Invocation,
     rung: Option<Rung>,
 ) {
-    let policy = Policy::default();
+    let policy = policy_for(rung);
     let mut unchecked = true;
     group.bench_function(id, |b| {
         if std::mem::take(&mut unchecked) {
@@ -636,6 +645,7 @@ fn bench_generated(c: &mut Criterion) {
                     ("exact", LOG_QUOTE.to_string(), Some(Rung::Exact)),
                     ("normalized", full_width_upper(LOG_QUOTE), Some(Rung::Normalized)),
                     ("miss", LOG_MISS.to_string(), None),
+                    ("fuzzy", LOG_QUOTE.replace("exhausted", "exhasted"), Some(Rung::Fuzzy)),
                 ];
                 let mut group = c.benchmark_group(format!("rung/{label}"));
                 configure(&mut group, doc.text.len());

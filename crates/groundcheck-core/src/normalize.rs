@@ -98,7 +98,11 @@ pub(crate) mod tests {
             for text in [format!("a{c}b"), format!("{c}{c}x{c}"), format!("X {c} Y"), c.to_string()] {
                 let expected = slow(&text);
                 // The marker keeps the leading white space from being trimmed by the slow path.
-                let expected = if text.starts_with(char::is_whitespace) { expected.trim_start().to_string() } else { expected };
+                let expected = if text.starts_with(char::is_whitespace) {
+                    expected.trim_start().to_string()
+                } else {
+                    expected
+                };
                 assert_eq!(normalize(&text), expected, "{:?}", text);
             }
         }
