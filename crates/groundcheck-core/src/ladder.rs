@@ -150,8 +150,10 @@ impl<'t> Needle<'t> {
         if let Some((rung, path)) = hit {
             return Ok(Found::Hit { rung, path, score: None });
         }
+        // `ordinal` numbers a leaf of this very walk, so it is always found.
         let path_of = |ordinal: usize| {
-            let (i, steps, _) = first_leaf(&nodes, |_, _, n| n == ordinal).expect("a visited leaf");
+            let (i, steps, _) =
+                first_leaf(&nodes, |_, _, n| n == ordinal).unwrap_or((0, Vec::new(), nodes[0]));
             let mut path = base(i);
             push_steps(&mut path, &steps);
             path

@@ -47,6 +47,13 @@ pub(crate) struct Normal<'s> {
     pub(crate) chars: usize,
 }
 
+impl Normal<'_> {
+    fn owned(text: String) -> Normal<'static> {
+        let chars = text.chars().count();
+        Normal { text: Cow::Owned(text), chars }
+    }
+}
+
 fn key(leaf: &str) -> (usize, usize) {
     (leaf.as_ptr() as usize, leaf.len())
 }
@@ -57,21 +64,16 @@ impl Leaves {
         if !self.index.contains_key(&key(leaf)) {
             let text = normalize(leaf);
             if !self.keep(leaf, &text) {
-                let chars = text.chars().count();
-                return Normal { text: Cow::Owned(text), chars };
+                return Normal::owned(text);
             }
         }
-        self.get(leaf).expect("just kept")
+        self.lookup(leaf)
     }
 
     /// The normalised text of `leaf`, from the cache or computed now (read-only, so rayon
     /// tasks can share it after [`Leaves::prepare`]).
     pub(crate) fn lookup(&self, leaf: &str) -> Normal<'_> {
-        self.get(leaf).unwrap_or_else(|| {
-            let text = normalize(leaf);
-            let chars = text.chars().count();
-            Normal { text: Cow::Owned(text), chars }
-        })
+        self.get(leaf).unwrap_or_else(|| Normal::owned(normalize(leaf)))
     }
 
     /// Normalises every leaf of `leaves` not kept yet, on rayon when there are many.
