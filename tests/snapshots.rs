@@ -131,6 +131,13 @@ fn score_text(v: &serde_json::Value) -> String {
     v.as_number().map(|n| n.to_string()).unwrap_or_else(|| format!("not a number: {v}"))
 }
 
+/// A ref (invocation id, index) with its outcome, `nearest` (score, path, text) and `elsewhere`.
+type Expected =
+    ((i64, u64), &'static str, Option<(&'static str, String, &'static str)>, Option<&'static str>);
+
+/// A ref the fuzzy rung verifies: invocation id, index, score and matched path.
+type Flip = (i64, u64, &'static str, String);
+
 /// Scores computed by hand in fixtures/README.md (`25_near_misses.json`: m, d and the
 /// substring of each): `nearest` under the default policy, which refs the fuzzy rung verifies
 /// at each threshold (with their score and the leaf: the *first* selected leaf reaching the
@@ -142,7 +149,7 @@ fn near_miss_flips_by_threshold() {
     let items2 = "$['content'][0]['text']['items'][2]['message']";
 
     // Default policy: (id, index) -> (outcome, nearest score / path / text, elsewhere).
-    let nearest: Vec<((i64, u64), &str, Option<(&str, String, &str)>, Option<&str>)> = vec![
+    let nearest: Vec<Expected> = vec![
         ((2501, 0), "text_not_found", Some(("0.941", lines(0, 0), "connection refused")), None),
         ((2501, 1), "text_not_found", Some(("0.888", lines(0, 0), "connection refused")), None),
         (
@@ -271,7 +278,7 @@ fn near_miss_flips_by_threshold() {
 
     // The fuzzy rung: the refs it verifies at each threshold, (id, index, score, matched_path).
     let spans1 = "$['data'][0]['spans'][1]['logs'][0]['fields'][1]['value']".to_string();
-    let flips: [(&str, Vec<(i64, u64, &str, String)>); 4] = [
+    let flips: [(&str, Vec<Flip>); 4] = [
         (
             "0.800",
             vec![

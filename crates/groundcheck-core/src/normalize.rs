@@ -106,6 +106,6 @@ pub(crate) mod tests {
                 assert_eq!(normalize(&text), expected, "{:?}", text);
             }
         }
-        assert_eq!(char::is_whitespace('\u{1c}'), false, "U+001C..U+001F are not White_Space");
+        assert!(!char::is_whitespace('\u{1c}'), "U+001C..U+001F are not White_Space");
     }
 }
