@@ -281,3 +281,15 @@ fn an_empty_normalised_quote_has_no_nearest() {
     assert_eq!(r.outcome, RefOutcome::TextNotFound);
     assert_eq!(r.nearest.map(|n| n.score.to_string()), Some("0.500".into()));
 }
+
+#[test]
+fn elsewhere_in_the_expanded_view_reaches_json_encoded_twice_and_a_document_that_is_one_string() {
+    // The decoded quote marks exist only once the strings are read as JSON.
+    let inner = json!({"m": "say \"hi\""}).to_string();
+    let twice = json!({"a": "x", "b": json!([inner]).to_string()}).to_string();
+    assert_eq!(one(&twice, "$.a", "say \"hi\"").elsewhere.as_deref(), Some("$['b'][0]['m']"));
+    // The whole output is a string holding JSON: the root itself is replaced.
+    let whole = json!(inner).to_string();
+    let r = one(&whole, "$.x", "say \"hi\"");
+    assert_eq!((r.outcome, r.elsewhere.as_deref()), (RefOutcome::PathNotFound, Some("$['m']")));
+}

@@ -13,7 +13,7 @@
 //! then the shortest substring ending at `e` whose distance is `d` — found by running the
 //! reversed quote *globally* backwards from `e`.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 /// A normalised quote, prepared for searching many leaves.
 pub(crate) struct Quote {
@@ -40,6 +40,9 @@ impl Quote {
     /// The smallest distance to any substring of `leaf`, and the smallest end (a byte
     /// offset) at which it is reached. The empty substring at 0 gives `(m, 0)`.
     pub(crate) fn distance(&self, leaf: &str) -> (usize, usize) {
+        if self.forward.blocks == 1 {
+            return self.distance_in_one_word(leaf);
+        }
         let mut column = Column::new(&self.forward);
         let (mut best, mut end) = (column.score, 0);
         for (at, c) in leaf.char_indices() {
@@ -49,6 +52,29 @@ impl Quote {
             column.advance(&self.forward, c, 0);
             if column.score < best {
                 best = column.score;
+                end = at + c.len_utf8();
+            }
+        }
+        (best, end)
+    }
+
+    /// [`Quote::distance`] for a quote of at most 64 characters: the column in two words.
+    fn distance_in_one_word(&self, leaf: &str) -> (usize, usize) {
+        let pattern = &self.forward;
+        let high = 1u64 << (pattern.len - 1);
+        let (mut pv, mut mv, mut score) = (!0u64, 0u64, pattern.len);
+        let (mut best, mut end) = (score, 0);
+        for (at, c) in leaf.char_indices() {
+            if best == 0 {
+                break;
+            }
+            match step(&mut pv, &mut mv, pattern.masks(c)[0], 0, high) {
+                1 => score += 1,
+                -1 => score -= 1,
+                _ => {}
+            }
+            if score < best {
+                best = score;
                 end = at + c.len_utf8();
             }
         }
@@ -85,7 +111,9 @@ struct Pattern {
     blocks: usize,
     /// `ascii[c * blocks + b]`: the mask of ASCII character `c` in block `b`.
     ascii: Vec<u64>,
-    other: HashMap<char, Vec<u64>>,
+    /// The other characters, sorted, for a binary search: the quote is the input's, so no
+    /// hash table an adversary could fill with colliding characters.
+    other: Vec<(char, Vec<u64>)>,
     /// Masks of a character the quote does not hold.
     absent: Vec<u64>,
 }
@@ -94,7 +122,7 @@ impl Pattern {
     fn new(chars: Vec<char>) -> Pattern {
         let blocks = chars.len().div_ceil(64);
         let mut ascii = vec![0u64; 128 * blocks];
-        let mut other: HashMap<char, Vec<u64>> = HashMap::new();
+        let mut other: BTreeMap<char, Vec<u64>> = BTreeMap::new();
         for (row, &c) in chars.iter().enumerate() {
             let (block, bit) = (row / 64, 1u64 << (row % 64));
             if c.is_ascii() {
@@ -103,7 +131,13 @@ impl Pattern {
                 other.entry(c).or_insert_with(|| vec![0; blocks])[block] |= bit;
             }
         }
-        Pattern { len: chars.len(), blocks, ascii, other, absent: vec![0; blocks] }
+        Pattern {
+            len: chars.len(),
+            blocks,
+            ascii,
+            other: other.into_iter().collect(),
+            absent: vec![0; blocks],
+        }
     }
 
     fn masks(&self, c: char) -> &[u64] {
@@ -111,7 +145,10 @@ impl Pattern {
             let at = c as usize * self.blocks;
             &self.ascii[at..at + self.blocks]
         } else {
-            self.other.get(&c).map_or(&self.absent, Vec::as_slice)
+            match self.other.binary_search_by_key(&c, |&(k, _)| k) {
+                Ok(at) => &self.other[at].1,
+                Err(_) => &self.absent,
+            }
         }
     }
 }

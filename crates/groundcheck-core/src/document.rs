@@ -22,12 +22,13 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
+use crate::address::AddressSet;
 use crate::cache::{Compiled, PathCache};
 use crate::claim::ClaimedRef;
 use crate::invocation::{Invocation, RawOutput, RawOutputFile};
 use crate::json::{
-    expand, locate, parse_with_depth_limit, to_serde_value, Json, JsonErrorKind, Node, Rewritten, Tree,
-    MAX_PATHS,
+    expand, holds_at_most, locate, parse_with_depth_limit, to_serde_value, Expanded, Json, JsonErrorKind,
+    Node, Rewritten, Step, Tree, MAX_PATHS,
 };
 use crate::leaves::Leaves;
 use crate::path::{EvidencePath, Selection};
@@ -176,6 +177,9 @@ pub(crate) enum Query<'p> {
     Path { text: &'p str, path: &'p EvidencePath },
     /// The root, `$`.
     Root,
+    /// Of the expanded view, only what it adds: the values that replaced strings, in
+    /// document order. Everything else in it is the document as written.
+    Held,
 }
 
 /// Which of a document's two views a whole-document search reads.
@@ -194,7 +198,9 @@ pub(crate) struct Document<'a> {
     inv: &'a Invocation,
     plain: View<'a>,
     /// `Ok(None)`: no string of the document holds JSON, so the expanded view is the plain one.
-    expanded: Option<Result<Option<TreeDoc<'static>>, OverLimit>>,
+    expanded: Option<Result<Option<ExpandedView>, OverLimit>>,
+    /// Whether the document as written has at most the node limit's nodes, once counted.
+    plain_fits: Option<bool>,
     /// Keyed by the address of leaves of the trees above: cleared whenever one is replaced.
     leaves: Leaves,
 }
@@ -231,7 +237,7 @@ impl<'a> Document<'a> {
             Route::Value { text } => value(inv, text, policy)?,
             Route::Tree => View::Tree(TreeDoc::load(inv, policy)?),
         };
-        Ok(Document { inv, plain, expanded: None, leaves: Leaves::default() })
+        Ok(Document { inv, plain, expanded: None, plain_fits: None, leaves: Leaves::default() })
     }
 
     /// Runs `path` (whose trimmed text is `path_text`) and `search` over what it selects: in
@@ -256,17 +262,28 @@ impl<'a> Document<'a> {
         }
     }
 
-    /// Runs `search` over the root of one view; `None` when the expanded view is asked for
-    /// and no string of the document holds JSON.
-    pub(crate) fn search_root<S: Search>(
+    /// Runs `search` over a whole view: the root of the document as written, or what the
+    /// expanded view adds to it ([`Query::Held`]); `None` when the expanded view is asked for
+    /// and no string of the document holds JSON. A view with more nodes than the node limit
+    /// is not searched: [`OverLimit`].
+    pub(crate) fn search_whole<S: Search>(
         &mut self,
         which: Which,
         policy: &Policy,
         search: &S,
     ) -> Result<Option<S::Found>, OverLimit> {
         match which {
-            Which::Plain => self.plain.search(self.inv, Query::Root, policy, search, &mut self.leaves),
-            Which::Expanded => self.search_expanded(Query::Root, policy, search),
+            Which::Plain => {
+                let fits = match self.plain_fits {
+                    Some(fits) => fits,
+                    None => *self.plain_fits.insert(self.plain.fits(self.inv, policy)?),
+                };
+                if !fits {
+                    return Err(OverLimit);
+                }
+                self.plain.search(self.inv, Query::Root, policy, search, &mut self.leaves)
+            }
+            Which::Expanded => self.search_expanded(Query::Held, policy, search),
         }
     }
 
@@ -278,7 +295,7 @@ impl<'a> Document<'a> {
     ) -> Result<Option<S::Found>, OverLimit> {
         let (inv, plain) = (self.inv, &self.plain);
         match self.expanded.get_or_insert_with(|| expanded_view(inv, plain, policy)) {
-            Ok(Some(tree)) => tree.search(query, search, &mut self.leaves),
+            Ok(Some(view)) => view.search(query, policy, search, &mut self.leaves),
             Ok(None) => Ok(None),
             Err(over) => Err(*over),
         }
@@ -298,7 +315,7 @@ fn expanded_view(
     inv: &Invocation,
     plain: &View<'_>,
     policy: &Policy,
-) -> Result<Option<TreeDoc<'static>>, OverLimit> {
+) -> Result<Option<ExpandedView>, OverLimit> {
     let doc: Cow<'_, Json> = match plain {
         View::Tree(tree) | View::Located { whole: Some(tree), .. } => Cow::Borrowed(&*tree.doc),
         View::Located { whole: None, .. } | View::Value { .. } => match TreeDoc::load(inv, policy) {
@@ -308,10 +325,56 @@ fn expanded_view(
         },
     };
     match expand(doc, policy.limits.max_depth) {
-        Ok(Some(doc)) => Ok(Some(TreeDoc::new(Cow::Owned(doc)))),
+        Ok(Some(Expanded { doc, held })) => {
+            Ok(Some(ExpandedView { tree: TreeDoc::new(Cow::Owned(doc)), held, fits: None }))
+        }
         Ok(None) => Ok(None),
         Err(_) => Err(OverLimit),
     }
+}
+
+/// The expanded view, with where the values that replaced strings lie in it.
+struct ExpandedView {
+    tree: TreeDoc<'static>,
+    /// Their addresses; `None` when the root itself replaced a string.
+    held: Option<AddressSet>,
+    /// Whether it has at most the node limit's nodes, once counted.
+    fits: Option<bool>,
+}
+
+impl ExpandedView {
+    fn search<S: Search>(
+        &mut self,
+        query: Query<'_>,
+        policy: &Policy,
+        search: &S,
+        leaves: &mut Leaves,
+    ) -> Result<Option<S::Found>, OverLimit> {
+        let Query::Held = query else { return self.tree.search(query, search, leaves) };
+        let root = self.tree.doc.root();
+        if !*self.fits.get_or_insert_with(|| holds_at_most(root, policy.limits.max_nodes)) {
+            return Err(OverLimit);
+        }
+        let Some(held) = &self.held else { return self.tree.search(Query::Root, search, leaves) };
+        let selection = Selection::found_in(root, outermost_held(root, held));
+        let Ok(found) = search.run(&selection, leaves);
+        Ok(Some(found))
+    }
+}
+
+/// The nodes of `root` whose address is in `held` and that lie inside no other such node,
+/// in document order.
+fn outermost_held<'d>(root: &'d Node, held: &AddressSet) -> Vec<&'d Node> {
+    let mut found = Vec::new();
+    let mut stack: Vec<(&'d Node, usize, Option<Step<'d>>)> = vec![(root, 0, None)];
+    while let Some((node, _, _)) = stack.pop() {
+        if held.contains(&(node as *const Node as usize)) {
+            found.push(node);
+        } else {
+            node.push_children(0, &mut stack);
+        }
+    }
+    found
 }
 
 impl<'a> View<'a> {
@@ -339,23 +402,17 @@ impl<'a> View<'a> {
                     let Ok(found) = search.run(&selection, leaves);
                     Ok(Some(found))
                 }
-                Query::Root => {
-                    if whole.is_none() {
-                        *whole = Some(match TreeDoc::load(inv, policy) {
-                            Ok(tree) => tree,
-                            Err(Absent::OverLimit) => return Err(OverLimit),
-                            Err(Absent::Unavailable) => return Ok(None),
-                        });
-                    }
-                    whole.as_mut().map_or(Ok(None), |tree| tree.search(query, search, leaves))
-                }
+                Query::Root | Query::Held => match whole_tree(whole, inv, policy)? {
+                    Some(tree) => tree.search(query, search, leaves),
+                    None => Ok(None),
+                },
             },
             View::Tree(tree) => tree.search(query, search, leaves),
             View::Value { value, text } => {
                 let text: &'a str = text;
                 let selection = match query {
                     Query::Path { path, .. } => path.select_value(value),
-                    Query::Root => Selection::at_most_one(Some(("$".to_string(), &*value))),
+                    Query::Root | Query::Held => Selection::at_most_one(Some(("$".to_string(), &*value))),
                 };
                 if selection.nodes.is_empty() {
                     return Ok(None);
@@ -373,6 +430,36 @@ impl<'a> View<'a> {
             }
         }
     }
+}
+
+impl<'a> View<'a> {
+    /// Whether the view has at most the node limit's nodes, containers included.
+    fn fits(&mut self, inv: &'a Invocation, policy: &Policy) -> Result<bool, OverLimit> {
+        let max = policy.limits.max_nodes;
+        Ok(match self {
+            View::Located { whole, .. } => {
+                whole_tree(whole, inv, policy)?.is_none_or(|t| holds_at_most(t.doc.root(), max))
+            }
+            View::Value { value, .. } => holds_at_most(&*value, max),
+            View::Tree(tree) => holds_at_most(tree.doc.root(), max),
+        })
+    }
+}
+
+/// Our tree of the whole document behind a located view, loaded on first need.
+fn whole_tree<'t, 'a>(
+    whole: &'t mut Option<TreeDoc<'a>>,
+    inv: &'a Invocation,
+    policy: &Policy,
+) -> Result<Option<&'t mut TreeDoc<'a>>, OverLimit> {
+    if whole.is_none() {
+        *whole = match TreeDoc::load(inv, policy) {
+            Ok(tree) => Some(tree),
+            Err(Absent::OverLimit) => return Err(OverLimit),
+            Err(Absent::Unavailable) => return Ok(None),
+        };
+    }
+    Ok(whole.as_mut())
 }
 
 /// Loads the text for `plan`'s singular paths only: validated whole, but only the selected
@@ -474,6 +561,7 @@ impl<'a> TreeDoc<'a> {
     ) -> Result<Option<S::Found>, OverLimit> {
         let doc: &Json = &self.doc;
         let Query::Path { path, .. } = query else {
+            // `Held` on a plain tree: the whole of it.
             let Ok(found) = search.run(&Selection::at_most_one(Some(("$".to_string(), doc.root()))), leaves);
             return Ok(Some(found));
         };

@@ -9,12 +9,17 @@
 //! candidate leaf, which the ladder's own test confirms on that leaf alone — so an
 //! occurrence spanning two leaves, or splitting a number, never counts. Rungs are searched
 //! in turn, each only before the best leaf found so far.
+//!
+//! The expanded view is searched only when the document as written has no such leaf, and
+//! then only in what expansion added (the values that replaced strings): every other leaf
+//! of it is a leaf of the document as written, just shown not to hold the quote, so the
+//! first leaf found there is the first of the whole expanded view.
 
 use std::cell::OnceCell;
 
 use crate::document::Search;
-use crate::json::{holds_at_most, Tree};
-use crate::ladder::{first_leaf_path, Needle};
+use crate::json::Tree;
+use crate::ladder::{for_each_leaf, leaf_path, Needle};
 use crate::leaves::Leaves;
 use crate::path::Selection;
 use crate::policy::{Policy, Rung};
@@ -33,6 +38,10 @@ struct Texts {
 }
 
 impl Texts {
+    fn with_capacity(leaves: usize, bytes: usize) -> Texts {
+        Texts { all: String::with_capacity(bytes), ends: Vec::with_capacity(leaves) }
+    }
+
     fn push(&mut self, leaf: &str) {
         self.all.push_str(leaf);
         self.ends.push(self.all.len());
@@ -69,30 +78,27 @@ impl Texts {
 }
 
 impl Haystack {
-    /// Reads the leaves under `root`; `None` when the view has more nodes than `max_nodes`
-    /// (then `elsewhere` is not looked for). Stops at a rewritten leaf, like every search.
-    fn read<T: Tree>(
-        root: &T,
-        max_nodes: usize,
-        leaves: &mut Leaves,
-    ) -> Result<Option<Haystack>, T::Rewritten> {
-        if !holds_at_most(root, max_nodes) {
-            return Ok(None);
-        }
-        let (mut raw, mut normal) = (Texts::default(), Texts::default());
+    /// Reads the leaves under `nodes`, in order. Stops at a rewritten leaf, like every search.
+    fn read<T: Tree>(nodes: &[&T], leaves: &mut Leaves) -> Result<Haystack, T::Rewritten> {
+        let mut texts = Vec::new();
         let mut rewritten = None;
-        crate::ladder::for_each_leaf(root, |node, leaf| {
+        for_each_leaf(nodes, |node, leaf| {
             rewritten = node.rewritten();
-            if rewritten.is_none() {
-                raw.push(leaf);
-                normal.push(&leaves.normal(leaf).text);
-            }
+            texts.push(leaf);
             rewritten.is_none()
         });
-        match rewritten {
-            Some(rewritten) => Err(rewritten),
-            None => Ok(Some(Haystack { raw, normal })),
+        if let Some(rewritten) = rewritten {
+            return Err(rewritten);
         }
+        // The leaves no ref's path selected are normalised here, on rayon when many.
+        leaves.prepare(&texts);
+        let mut raw = Texts::with_capacity(texts.len(), texts.iter().map(|t| t.len()).sum());
+        let mut normal = Texts::with_capacity(texts.len(), raw.all.capacity());
+        for leaf in texts {
+            raw.push(leaf);
+            normal.push(&leaves.lookup(leaf).text);
+        }
+        Ok(Haystack { raw, normal })
     }
 
     /// The index of the first leaf holding `needle` on a rung up to `max` (fuzzy aside).
@@ -118,38 +124,29 @@ impl Haystack {
     }
 }
 
-/// `elsewhere` as a [`Search`] of one view's root, reading the view's [`Haystack`] on the
-/// first ref that asks.
+/// `elsewhere` as a [`Search`] of one view (its root, or what the expanded view adds),
+/// reading the view's [`Haystack`] on the first ref that asks.
 pub(crate) struct Elsewhere<'a> {
     pub(crate) needle: &'a Needle<'a>,
     pub(crate) policy: &'a Policy,
-    /// `Some(None)`: the view has more nodes than the node limit.
-    pub(crate) haystack: &'a OnceCell<Option<Haystack>>,
-}
-
-/// What [`Elsewhere`] found in one view.
-pub(crate) enum Whole {
-    /// The normalized path of the first leaf holding the quote.
-    At(String),
-    /// No leaf holds it.
-    Nowhere,
-    /// The view has more nodes than the node limit: not searched.
-    TooLarge,
+    pub(crate) haystack: &'a OnceCell<Haystack>,
 }
 
 impl Search for Elsewhere<'_> {
-    type Found = Whole;
+    /// The normalized path of the first leaf holding the quote.
+    type Found = Option<String>;
 
-    fn run<T: Tree>(&self, selection: &Selection<'_, T>, leaves: &mut Leaves) -> Result<Whole, T::Rewritten> {
-        let Some(&root) = selection.nodes.first() else { return Ok(Whole::Nowhere) };
+    fn run<T: Tree>(
+        &self,
+        selection: &Selection<'_, T>,
+        leaves: &mut Leaves,
+    ) -> Result<Option<String>, T::Rewritten> {
         if self.haystack.get().is_none() {
-            let read = Haystack::read(root, self.policy.limits.max_nodes, leaves)?;
+            let read = Haystack::read(&selection.nodes, leaves)?;
             let _ = self.haystack.set(read);
         }
-        let Some(Some(haystack)) = self.haystack.get() else { return Ok(Whole::TooLarge) };
-        Ok(match haystack.first_holding(self.needle, self.policy.loosest_exact_rung()) {
-            Some(k) => Whole::At(first_leaf_path(root, k)),
-            None => Whole::Nowhere,
-        })
+        let Some(haystack) = self.haystack.get() else { return Ok(None) };
+        let found = haystack.first_holding(self.needle, self.policy.loosest_exact_rung());
+        Ok(found.map(|k| leaf_path(&selection.nodes, |i| selection.base(i), k)))
     }
 }

@@ -299,18 +299,22 @@ impl Needle<'_> {
     }
 }
 
-/// Visits the leaves under `root` in document order while `visit` returns true.
-pub(crate) fn for_each_leaf<'d, T: Tree>(root: &'d T, mut visit: impl FnMut(&'d T, &'d str) -> bool) {
-    first_leaf(&[root], |node, leaf, _| !visit(node, leaf));
+/// Visits the leaves under `nodes` in document order while `visit` returns true.
+pub(crate) fn for_each_leaf<'d, T: Tree>(nodes: &[&'d T], mut visit: impl FnMut(&'d T, &'d str) -> bool) {
+    first_leaf(nodes, |node, leaf, _| !visit(node, leaf));
 }
 
-/// The normalized path of leaf number `k` (from 0, in document order) under `root` (`$`).
-pub(crate) fn first_leaf_path<T: Tree>(root: &T, k: usize) -> String {
-    let mut path = String::from("$");
-    if let Some((_, steps, _)) = first_leaf(&[root], |_, _, ordinal| ordinal == k) {
-        push_steps(&mut path, &steps);
+/// The normalized path of leaf number `k` (from 0, in document order) under `nodes`, whose
+/// own paths `base` gives.
+pub(crate) fn leaf_path<T: Tree>(nodes: &[&T], base: impl Fn(usize) -> String, k: usize) -> String {
+    match first_leaf(nodes, |_, _, ordinal| ordinal == k) {
+        Some((i, steps, _)) => {
+            let mut path = base(i);
+            push_steps(&mut path, &steps);
+            path
+        }
+        None => String::from("$"),
     }
-    path
 }
 
 /// Visits leaves depth-first in document order across all selected nodes; `test` gets the

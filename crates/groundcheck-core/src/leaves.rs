@@ -10,10 +10,10 @@
 //! again on each use instead of being kept — slower, never different.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use rayon::prelude::*;
 
+use crate::address::AddressMap;
 use crate::normalize::normalize;
 
 /// The most the cache holds, arena and index together: four times the default size limit
@@ -29,7 +29,7 @@ const PARALLEL_LEAVES: usize = 256;
 /// An invocation's normalised leaves.
 #[derive(Default)]
 pub(crate) struct Leaves {
-    index: HashMap<(usize, usize), Span>,
+    index: AddressMap<(usize, usize), Span>,
     arena: String,
 }
 

@@ -53,6 +53,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod address;
 mod boundary;
 mod bundle;
 mod cache;

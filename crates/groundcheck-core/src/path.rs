@@ -186,6 +186,11 @@ impl<'d, T: Tree> Selection<'d, T> {
         Selection { nodes, bases: Bases::Formatted(bases), nested: false }
     }
 
+    /// Nodes of the tree under `root`, none inside another, their paths found when asked.
+    pub(crate) fn found_in(root: &'d T, nodes: Vec<&'d T>) -> Selection<'d, T> {
+        Selection { nodes, bases: Bases::Search(root), nested: false }
+    }
+
     /// The normalized path of `nodes[i]`.
     pub(crate) fn base(&self, i: usize) -> String {
         match &self.bases {

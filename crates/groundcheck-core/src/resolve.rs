@@ -50,7 +50,7 @@ pub fn resolve(path: &str, doc: &Json) -> Result<Vec<ResolvedNode>, ResolveError
     }
     let max = Limits::default().max_depth;
     match expand(std::borrow::Cow::Borrowed(doc), max) {
-        Ok(Some(expanded)) => select(&path, &expanded, true),
+        Ok(Some(expanded)) => select(&path, &expanded.doc, true),
         Ok(None) => Ok(found),
         Err(_) => Err(ResolveError::ExpandedTooDeep { max }),
     }

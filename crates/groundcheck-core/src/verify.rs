@@ -9,7 +9,7 @@ use crate::claim::{read_claim, ClaimedRef, EvidenceRef};
 use std::cell::OnceCell;
 
 use crate::document::{file_warning, source_of, Absent, Document, OverLimit, Route, Search, Which};
-use crate::elsewhere::{Elsewhere, Haystack, Whole};
+use crate::elsewhere::{Elsewhere, Haystack};
 use crate::invocation::Invocation;
 use crate::json::Tree;
 use crate::ladder::{Found, Needle};
@@ -69,9 +69,9 @@ struct Checker<'a> {
     document: Option<Result<Document<'a>, Absent>>,
     /// Some ref was decided on the expanded view (JSON inside strings).
     descended: bool,
-    /// Each view's (as written, expanded) leaves for `elsewhere`, read on the first ref that
-    /// needs them; `None` when the view has more nodes than the node limit.
-    haystacks: [OnceCell<Option<Haystack>>; 2],
+    /// Each view's leaves for `elsewhere` (as written; what the expanded view adds), read on
+    /// the first ref that needs them.
+    haystacks: [OnceCell<Haystack>; 2],
 }
 
 fn verify_with(inv: &Invocation, policy: &Policy, cache: &PathCache, fast: bool) -> Verdict {
@@ -236,18 +236,19 @@ impl<'a> Checker<'a> {
 }
 
 /// The first leaf of the whole document that holds the quote (§3.7 `elsewhere`): in the
-/// document as written, else in its expanded view; none in a view past the node limit.
+/// document as written, else in its expanded view — where only what expansion added can
+/// hold it, the rest being the document as written; none in a view past the node limit.
 fn elsewhere(
     document: &mut Document<'_>,
     needle: &Needle<'_>,
     policy: &Policy,
-    haystacks: &[OnceCell<Option<Haystack>>; 2],
+    haystacks: &[OnceCell<Haystack>; 2],
 ) -> Option<String> {
     for (which, haystack) in [Which::Plain, Which::Expanded].into_iter().zip(haystacks) {
-        match document.search_root(which, policy, &Elsewhere { needle, policy, haystack }) {
-            Ok(Some(Whole::At(path))) => return Some(path),
-            Ok(Some(Whole::Nowhere)) => {}
-            Ok(Some(Whole::TooLarge) | None) | Err(OverLimit) => return None,
+        match document.search_whole(which, policy, &Elsewhere { needle, policy, haystack }) {
+            Ok(Some(Some(path))) => return Some(path),
+            Ok(Some(None)) => {}
+            Ok(None) | Err(OverLimit) => return None,
         }
     }
     None

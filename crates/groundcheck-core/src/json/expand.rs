@@ -13,21 +13,39 @@ use std::borrow::Cow;
 use super::parse::parse_with_depth_limit;
 use super::value::clone_flat;
 use super::{drop_flat, Json, JsonErrorKind, Node};
+use crate::address::AddressSet;
 
 /// The expanded view would be nested deeper than the depth limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct TooDeep;
 
+/// An expanded view, and where in it the values that replaced strings lie.
+pub(crate) struct Expanded {
+    /// The view.
+    pub(crate) doc: Json,
+    /// The nodes that replaced a string, by address (they live in their parents' vectors,
+    /// which the view never changes again), or `None` when the root itself did (the whole
+    /// document was a string holding JSON) and so the whole view is new.
+    pub(crate) held: Option<AddressSet>,
+}
+
 /// The expanded view of `doc` with nesting up to `max_depth`, or `None` when no string in it
 /// holds JSON (the view is the document itself). A borrowed document is copied first; an
 /// owned one is expanded where it lies.
-pub(crate) fn expand(doc: Cow<'_, Json>, max_depth: usize) -> Result<Option<Json>, TooDeep> {
+pub(crate) fn expand(doc: Cow<'_, Json>, max_depth: usize) -> Result<Option<Expanded>, TooDeep> {
     let mut root = match doc {
         Cow::Borrowed(doc) => clone_flat(doc.root()),
         Cow::Owned(doc) => doc.into_root(),
     };
-    match expand_in_place(&mut root, max_depth) {
-        Ok(true) => Ok(Some(Json::from_node(root))),
+    let mut held = AddressSet::default();
+    let was_string = matches!(root, Node::String(_));
+    match expand_in_place(&mut root, max_depth, &mut held) {
+        Ok(true) => {
+            // The root moves into the `Json`: its address means nothing.
+            let root_replaced = was_string && !matches!(root, Node::String(_));
+            let held = (!root_replaced).then_some(held);
+            Ok(Some(Expanded { doc: Json::from_node(root), held }))
+        }
         Ok(false) => {
             drop_flat(root);
             Ok(None)
@@ -39,8 +57,8 @@ pub(crate) fn expand(doc: Cow<'_, Json>, max_depth: usize) -> Result<Option<Json
     }
 }
 
-/// Replaces every string of `root` that holds JSON; whether any did.
-fn expand_in_place(root: &mut Node, max_depth: usize) -> Result<bool, TooDeep> {
+/// Replaces every string of `root` that holds JSON, noting where; whether any did.
+fn expand_in_place(root: &mut Node, max_depth: usize, held: &mut AddressSet) -> Result<bool, TooDeep> {
     let mut changed = false;
     // Each node with the number of containers above it.
     let mut stack: Vec<(&mut Node, usize)> = vec![(root, 0)];
@@ -49,9 +67,10 @@ fn expand_in_place(root: &mut Node, max_depth: usize) -> Result<bool, TooDeep> {
             Node::Array(items) => stack.extend(items.iter_mut().rev().map(|n| (n, above + 1))),
             Node::Object(members) => stack.extend(members.iter_mut().rev().map(|(_, n)| (n, above + 1))),
             Node::String(text) => {
-                if let Some(held) = held_json(text, max_depth.saturating_sub(above))? {
-                    *node = held;
+                if let Some(value) = held_json(text, max_depth.saturating_sub(above))? {
+                    *node = value;
                     changed = true;
+                    held.insert(&*node as *const Node as usize);
                     // The held value sits where the string was: walk into it at that level.
                     stack.push((node, above));
                 }
@@ -83,8 +102,8 @@ mod tests {
 
     fn expanded(text: &str, max_depth: usize) -> Result<Option<String>, TooDeep> {
         let doc = Json::parse(text).unwrap();
-        let borrowed = expand(Cow::Borrowed(&doc), max_depth)?.map(|doc| doc.to_json_string());
-        let owned = expand(Cow::Owned(doc), max_depth)?.map(|doc| doc.to_json_string());
+        let borrowed = expand(Cow::Borrowed(&doc), max_depth)?.map(|e| e.doc.to_json_string());
+        let owned = expand(Cow::Owned(doc), max_depth)?.map(|e| e.doc.to_json_string());
         assert_eq!(borrowed, owned);
         Ok(owned)
     }
@@ -117,7 +136,7 @@ mod tests {
         assert_eq!(expanded(text, 4).unwrap().as_deref(), Some(r#"{"a":[[[1]]]}"#));
         assert_eq!(expanded(text, 3), Err(TooDeep));
         let doc = Json::parse(text).unwrap();
-        assert_eq!(expand(Cow::Borrowed(&doc), 4).unwrap().unwrap().depth(), 4);
+        assert_eq!(expand(Cow::Borrowed(&doc), 4).unwrap().unwrap().doc.depth(), 4);
     }
 
     #[test]

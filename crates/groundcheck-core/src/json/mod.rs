@@ -14,7 +14,7 @@ mod tree;
 mod value;
 mod write;
 
-pub(crate) use expand::expand;
+pub(crate) use expand::{expand, Expanded};
 pub(crate) use locate::{locate, Seg, MAX_PATHS};
 pub(crate) use parse::parse_with_depth_limit;
 pub use parse::{JsonError, JsonErrorKind};
