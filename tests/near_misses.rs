@@ -293,3 +293,19 @@ fn elsewhere_in_the_expanded_view_reaches_json_encoded_twice_and_a_document_that
     let r = one(&whole, "$.x", "say \"hi\"");
     assert_eq!((r.outcome, r.elsewhere.as_deref()), (RefOutcome::PathNotFound, Some("$['m']")));
 }
+
+#[test]
+fn elsewhere_is_not_looked_for_in_an_expanded_view_past_the_node_limit() {
+    // As written: the root, a, b (a string) — 3 nodes. Expanded, b holds [x, y, quote]:
+    // the root, a, b, b[0], b[1], b[2] — 6.
+    let doc = json!({"a": "x", "b": json!(["x", "y", "say \"hi\""]).to_string()}).to_string();
+    let at = Policy { limits: Limits { max_nodes: 6, ..Limits::default() }, ..Policy::default() };
+    assert_eq!(one_with(&doc, "$.a", "say \"hi\"", &at).elsewhere.as_deref(), Some("$['b'][2]"));
+    let below = Policy { limits: Limits { max_nodes: 5, ..Limits::default() }, ..Policy::default() };
+    let r = one_with(&doc, "$.a", "say \"hi\"", &below);
+    assert_eq!(
+        (r.outcome, r.elsewhere),
+        (RefOutcome::TextNotFound, None),
+        "3 nodes as written fit, 6 expanded do not"
+    );
+}
