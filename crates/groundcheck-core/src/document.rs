@@ -177,9 +177,6 @@ pub(crate) enum Query<'p> {
     Path { text: &'p str, path: &'p EvidencePath },
     /// The root, `$`.
     Root,
-    /// Of the expanded view, only what it adds: the values that replaced strings, in
-    /// document order. Everything else in it is the document as written.
-    Held,
 }
 
 /// Which of a document's two views a whole-document search reads.
@@ -263,7 +260,7 @@ impl<'a> Document<'a> {
     }
 
     /// Runs `search` over a whole view: the root of the document as written, or what the
-    /// expanded view adds to it ([`Query::Held`]); `None` when the expanded view is asked for
+    /// expanded view adds to it (`ExpandedView::search_held`); `None` when the expanded view is asked for
     /// and no string of the document holds JSON. A view with more nodes than the node limit
     /// is not searched: [`OverLimit`].
     pub(crate) fn search_whole<S: Search>(
@@ -283,7 +280,10 @@ impl<'a> Document<'a> {
                 }
                 self.plain.search(self.inv, Query::Root, policy, search, &mut self.leaves)
             }
-            Which::Expanded => self.search_expanded(Query::Held, policy, search),
+            Which::Expanded => match expanded_of(&mut self.expanded, self.inv, &self.plain, policy)? {
+                Some(view) => view.search_held(policy, search, &mut self.leaves),
+                None => Ok(None),
+            },
         }
     }
 
@@ -293,11 +293,9 @@ impl<'a> Document<'a> {
         policy: &Policy,
         search: &S,
     ) -> Result<Option<S::Found>, OverLimit> {
-        let (inv, plain) = (self.inv, &self.plain);
-        match self.expanded.get_or_insert_with(|| expanded_view(inv, plain, policy)) {
-            Ok(Some(view)) => view.search(query, policy, search, &mut self.leaves),
-            Ok(None) => Ok(None),
-            Err(over) => Err(*over),
+        match expanded_of(&mut self.expanded, self.inv, &self.plain, policy)? {
+            Some(view) => view.tree.search(query, search, &mut self.leaves),
+            None => Ok(None),
         }
     }
 
@@ -342,15 +340,29 @@ struct ExpandedView {
     fits: Option<bool>,
 }
 
+/// The expanded view, built on first need; `None` when no string of the document holds JSON.
+fn expanded_of<'v>(
+    expanded: &'v mut Option<Result<Option<ExpandedView>, OverLimit>>,
+    inv: &Invocation,
+    plain: &View<'_>,
+    policy: &Policy,
+) -> Result<Option<&'v mut ExpandedView>, OverLimit> {
+    match expanded.get_or_insert_with(|| expanded_view(inv, plain, policy)) {
+        Ok(view) => Ok(view.as_mut()),
+        Err(over) => Err(*over),
+    }
+}
+
 impl ExpandedView {
-    fn search<S: Search>(
+    /// Runs `search` over what the view adds to the document as written: the values that
+    /// replaced strings, in document order (everything else in it is the document as
+    /// written); the whole view when the root itself replaced a string.
+    fn search_held<S: Search>(
         &mut self,
-        query: Query<'_>,
         policy: &Policy,
         search: &S,
         leaves: &mut Leaves,
     ) -> Result<Option<S::Found>, OverLimit> {
-        let Query::Held = query else { return self.tree.search(query, search, leaves) };
         let root = self.tree.doc.root();
         if !*self.fits.get_or_insert_with(|| holds_at_most(root, policy.limits.max_nodes)) {
             return Err(OverLimit);
@@ -402,7 +414,7 @@ impl<'a> View<'a> {
                     let Ok(found) = search.run(&selection, leaves);
                     Ok(Some(found))
                 }
-                Query::Root | Query::Held => match whole_tree(whole, inv, policy)? {
+                Query::Root => match whole_tree(whole, inv, policy)? {
                     Some(tree) => tree.search(query, search, leaves),
                     None => Ok(None),
                 },
@@ -412,7 +424,7 @@ impl<'a> View<'a> {
                 let text: &'a str = text;
                 let selection = match query {
                     Query::Path { path, .. } => path.select_value(value),
-                    Query::Root | Query::Held => Selection::at_most_one(Some(("$".to_string(), &*value))),
+                    Query::Root => Selection::at_most_one(Some(("$".to_string(), &*value))),
                 };
                 if selection.nodes.is_empty() {
                     return Ok(None);
@@ -430,9 +442,7 @@ impl<'a> View<'a> {
             }
         }
     }
-}
 
-impl<'a> View<'a> {
     /// Whether the view has at most the node limit's nodes, containers included.
     fn fits(&mut self, inv: &'a Invocation, policy: &Policy) -> Result<bool, OverLimit> {
         let max = policy.limits.max_nodes;
@@ -561,7 +571,6 @@ impl<'a> TreeDoc<'a> {
     ) -> Result<Option<S::Found>, OverLimit> {
         let doc: &Json = &self.doc;
         let Query::Path { path, .. } = query else {
-            // `Held` on a plain tree: the whole of it.
             let Ok(found) = search.run(&Selection::at_most_one(Some(("$".to_string(), doc.root()))), leaves);
             return Ok(Some(found));
         };

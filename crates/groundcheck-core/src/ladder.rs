@@ -111,14 +111,17 @@ impl<'t> Needle<'t> {
     }
 
     /// Whether the needle is found in `text` taken as one leaf on a rung up to `max` (the
-    /// fuzzy rung aside): `in_preview`.
-    pub(crate) fn in_text(&self, text: &str, max: Rung) -> bool {
+    /// fuzzy rung aside): `in_preview`. `normalized` gives the text normalised, computed by
+    /// the caller once for all of an invocation's refs.
+    pub(crate) fn in_text<'n>(&self, text: &str, normalized: impl FnOnce() -> &'n str, max: Rung) -> bool {
         if self.exact_in(text) {
             return true;
         }
-        let normalized = normalize(text);
-        (max >= Rung::Normalized && self.normalized_in(&normalized))
-            || (max >= Rung::Elided && self.elided_in(&normalized))
+        if max == Rung::Exact {
+            return false;
+        }
+        let normalized = normalized();
+        self.normalized_in(normalized) || (max >= Rung::Elided && self.elided_in(normalized))
     }
 
     /// Searches the leaves of `selected` rung by rung, then (on a miss) for the closest

@@ -14,6 +14,7 @@ use crate::invocation::Invocation;
 use crate::json::Tree;
 use crate::ladder::{Found, Needle};
 use crate::leaves::Leaves;
+use crate::normalize::normalize;
 use crate::path::Selection;
 use crate::policy::{Policy, Require, Rung};
 use crate::report::{
@@ -72,6 +73,8 @@ struct Checker<'a> {
     /// Each view's leaves for `elsewhere` (as written; what the expanded view adds), read on
     /// the first ref that needs them.
     haystacks: [OnceCell<Haystack>; 2],
+    /// The preview normalised, for `in_preview`: once for all the invocation's refs.
+    preview_normalized: OnceCell<String>,
 }
 
 fn verify_with(inv: &Invocation, policy: &Policy, cache: &PathCache, fast: bool) -> Verdict {
@@ -113,6 +116,7 @@ fn verify_with(inv: &Invocation, policy: &Policy, cache: &PathCache, fast: bool)
         document: None,
         descended: false,
         haystacks: Default::default(),
+        preview_normalized: OnceCell::new(),
     };
     let reports: Vec<RefReport> =
         refs.iter().enumerate().map(|(index, r)| checker.report(index, r, failed)).collect();
@@ -206,10 +210,11 @@ impl<'a> Checker<'a> {
             Ok(document) => document,
             Err(Absent::OverLimit) => return RefOutcome::LimitExceeded.into(),
             Err(Absent::Unavailable) => {
-                let in_preview = inv
-                    .output_preview
-                    .as_deref()
-                    .map(|p| Needle::new(&r.text).in_text(p, policy.loosest_exact_rung()));
+                let preview_normalized = &self.preview_normalized;
+                let in_preview = inv.output_preview.as_deref().map(|p| {
+                    let normalized = || preview_normalized.get_or_init(|| normalize(p)).as_str();
+                    Needle::new(&r.text).in_text(p, normalized, policy.loosest_exact_rung())
+                });
                 return Checked { in_preview, ..RefOutcome::RawOutputUnavailable.into() };
             }
         };
