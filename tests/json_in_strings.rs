@@ -12,8 +12,9 @@ use serde_json::json;
 /// An MCP `CallToolResult` whose text block holds the tool's JSON.
 const MCP: &str = r#"{"content":[{"type":"text","text":"{\"items\":[{\"level\":\"info\",\"message\":\"started\"},{\"level\":\"error\",\"message\":\"disk full on /var\"}]}"}],"isError":false}"#;
 
-/// Verifies `refs` against `raw` (as text) under `policy` on every route, which must agree.
-fn verify_all(raw: &str, refs: &[(&str, &str)], policy: &Policy) -> Verdict {
+/// Verifies `refs` against `raw` (as text) under `policy` on every route, which must agree,
+/// and, when `raw` is JSON, with the raw output given parsed too. Shared with `near_misses`.
+pub(crate) fn verify_all(raw: &str, refs: &[(&str, &str)], policy: &Policy) -> Verdict {
     let refs: Vec<_> = refs.iter().map(|(p, t)| json!({"raw_path": p, "text": t})).collect();
     let details = json!({"evidence_status": "supported", "evidence_refs": refs}).to_string();
     let inv = Invocation {
@@ -25,8 +26,10 @@ fn verify_all(raw: &str, refs: &[(&str, &str)], policy: &Policy) -> Verdict {
     };
     let fast = verify_invocation(&inv, policy);
     assert_eq!(fast, verify_invocation_general(&inv, policy), "the routes disagree on {raw}");
-    let as_json = Invocation { raw_output: Some(RawOutput::Json(Json::parse(raw).unwrap())), ..inv };
-    assert_eq!(fast, verify_invocation(&as_json, policy), "raw_output and raw_output_text disagree");
+    if let Ok(doc) = Json::parse(raw) {
+        let as_json = Invocation { raw_output: Some(RawOutput::Json(doc)), ..inv };
+        assert_eq!(fast, verify_invocation(&as_json, policy), "raw_output and raw_output_text disagree");
+    }
     fast
 }
 

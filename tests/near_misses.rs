@@ -4,29 +4,15 @@
 //! raw output given as parsed JSON, which must agree.
 
 use groundcheck_core::{
-    verify_invocation, verify_invocation_general, Invocation, Json, Limits, Nearest, Policy, RawOutput,
-    RefOutcome, RefReport, Rung, Score,
+    verify_invocation, Invocation, Json, Limits, Nearest, Policy, RefOutcome, RefReport, Rung, Score,
 };
-use serde_json::{json, Value};
+use serde_json::json;
+
+use crate::json_in_strings::verify_all;
 
 /// The reports of `refs` against `raw` under `policy`, the same on every route.
 fn check(raw: &str, refs: &[(&str, &str)], policy: &Policy) -> Vec<RefReport> {
-    let refs: Vec<Value> = refs.iter().map(|(p, t)| json!({"raw_path": p, "text": t})).collect();
-    let details = json!({"evidence_status": "supported", "evidence_refs": refs}).to_string();
-    let inv = Invocation {
-        id: 1,
-        tool_name: "query_logs".into(),
-        retrieval_details: Some(Json::parse(&details).unwrap()),
-        raw_output: Some(RawOutput::Text(raw.to_string())),
-        ..Invocation::default()
-    };
-    let fast = verify_invocation(&inv, policy);
-    assert_eq!(fast, verify_invocation_general(&inv, policy), "the routes differ on {raw}");
-    if let Ok(doc) = Json::parse(raw) {
-        let parsed = Invocation { raw_output: Some(RawOutput::Json(doc)), ..inv.clone() };
-        assert_eq!(fast.refs, verify_invocation(&parsed, policy).refs, "given as JSON: {raw}");
-    }
-    fast.refs
+    verify_all(raw, refs, policy).refs
 }
 
 fn one(raw: &str, path: &str, text: &str) -> RefReport {
