@@ -49,13 +49,14 @@ fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
 }
 
 fn read_open(file: File, path: &Path, max_bytes: usize) -> (RawOutputFile, bool) {
+    let kind = compression(path);
     // A plain file's length is its text's; a compressed one's says little (start small).
-    let size_hint = match compression(path) {
+    let size_hint = match kind {
         Compression::None => file.metadata().map_or(0, |m| usize::try_from(m.len()).unwrap_or(usize::MAX)),
         Compression::Gzip | Compression::Zstd => 0,
     };
-    // A folder opens on Linux; reading it fails, which `read_to_end` reports below.
-    let reader: Box<dyn Read> = match compression(path) {
+    // A folder opens on Linux; reading it fails, which `read_at_most` reports below.
+    let reader: Box<dyn Read> = match kind {
         Compression::None => Box::new(file),
         Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(io::BufReader::new(file))),
         Compression::Zstd => match ZstdFrames::new(io::BufReader::new(file)) {
