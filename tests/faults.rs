@@ -7,8 +7,8 @@
 //! stdout and stderr is checked for the test servers' passwords.
 
 use std::collections::BTreeMap;
-use std::io::Write;
-use std::process::{Command, Stdio};
+use std::io::{Read, Seek, Write};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -598,10 +598,13 @@ fn killed_connections_mid_job_leave_a_consistent_checkpoint_and_resume_finishes(
         } else {
             url.to_string()
         };
+        // Output goes to files, not pipes: a finished job's report lists thousands of changes,
+        // more than a pipe holds, and nothing reads a pipe until the job has exited.
+        let (stdout, stderr) = (tempfile::tempfile().unwrap(), tempfile::tempfile().unwrap());
         let mut child = Command::new(env!("CARGO_BIN_EXE_groundcheck"))
             .args(["reverify", "--database", &job_url, "--write", "--batch-rows", "5", "--format", "json"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
+            .stdout(stdout.try_clone().unwrap())
+            .stderr(stderr.try_clone().unwrap())
             .spawn()
             .unwrap();
         let deadline = Instant::now() + Duration::from_secs(180);
@@ -622,12 +625,14 @@ fn killed_connections_mid_job_leave_a_consistent_checkpoint_and_resume_finishes(
             }
             std::thread::sleep(Duration::from_millis(5));
         }
-        let out = child.wait_with_output().unwrap();
-        let out = Outcome {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8(out.stdout).unwrap(),
-            stderr: String::from_utf8(out.stderr).unwrap(),
+        let status = child.wait().unwrap();
+        let read = |mut file: std::fs::File| {
+            let mut text = String::new();
+            file.seek(std::io::SeekFrom::Start(0)).unwrap();
+            file.read_to_string(&mut text).unwrap();
+            text
         };
+        let out = Outcome { code: status.code().unwrap_or(-1), stdout: read(stdout), stderr: read(stderr) };
         assert_no_secret(name, &out);
         assert!(kills > 0, "{name}: the job ended before any of its connections was killed");
         let (rows_done, _, done) = checkpoint(url).unwrap_or((0, String::new(), false));
