@@ -413,6 +413,8 @@ pub enum Format {
     Json,
     /// One JSON object a line.
     Jsonl,
+    /// One self-contained HTML page: each quote shown inside the raw output.
+    Html,
 }
 
 /// Conditions that make the exit code 1.

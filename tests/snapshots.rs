@@ -361,3 +361,31 @@ fn near_miss_flips_by_threshold() {
         near_miss_refs(&["--match", "fuzzy", "--min-score", "0.900"])
     );
 }
+
+/// The HTML evidence page of a few fixtures, byte for byte: a run with every tool kind (01),
+/// the match ladder (12), near misses and mis-pointed refs (25), and the hostile payloads
+/// (all escaped). The page is also the same bytes with one thread or several.
+#[test]
+fn evidence_pages() {
+    for name in [
+        "01_order_svc_5xx_spike.json",
+        "12_match_ladder.json",
+        "25_near_misses.json",
+        "hostile/16_html_payloads.json",
+    ] {
+        let path = format!("fixtures/{name}");
+        let out = run(["verify", "--format", "html", &path]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        for threads in ["1", "2"] {
+            let again = crate::harness::run_with(
+                ["verify", "--format", "html", &path],
+                &[("RAYON_NUM_THREADS", threads)],
+                None,
+            );
+            assert!(again.stdout == out.stdout, "{name}: the page differs on {threads} thread(s)");
+        }
+        insta::with_settings!({ snapshot_suffix => name.replace('/', "__") }, {
+            insta::assert_snapshot!(out.stdout);
+        });
+    }
+}

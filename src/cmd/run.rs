@@ -6,7 +6,7 @@ use groundcheck_store::{into_run, RunKey, Store, Window};
 use crate::args::{FailOn, Format};
 use crate::database;
 use crate::failure::Failure;
-use crate::output::{exit_code, write_report};
+use crate::output::{exit_code, write_report, Made};
 use crate::raw_outputs::{self, Template};
 
 /// Reads each selected run in one query; a selector that matches no row is an error.
@@ -53,6 +53,6 @@ pub async fn run(args: RunArgs<'_>, out: &mut Vec<u8>) -> Result<u8, Failure> {
             .map_err(database::failure)?;
     }
     store.close().await;
-    write_report(&report, args.format, out)?;
+    write_report(&report, args.format, &Made { runs: &runs, policy: &args.policy, files: None }, out)?;
     Ok(exit_code(&report, args.fail_on))
 }

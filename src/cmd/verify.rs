@@ -7,7 +7,7 @@ use groundcheck_core::{verify_runs, Policy};
 use crate::args::{FailOn, Format};
 use crate::failure::Failure;
 use crate::load;
-use crate::output::{exit_code, write_report_of_files, Output};
+use crate::output::{exit_code, write_report, Made, Output};
 use crate::raw_outputs::{self, Template};
 
 /// What `verify` was asked to do.
@@ -27,7 +27,8 @@ pub fn verify(args: VerifyArgs<'_>, out: &mut Output) -> Result<u8, Failure> {
         raw_outputs::attach(template, &mut loaded.runs, args.policy.limits.max_output_bytes);
     }
     let report = verify_runs(&loaded.runs, &args.policy);
-    write_report_of_files(&report, args.format, loaded.files, &mut out.head)?;
+    let made = Made { runs: &loaded.runs, policy: &args.policy, files: Some(loaded.files) };
+    write_report(&report, args.format, &made, &mut out.head)?;
     out.notes.extend(loaded.notes);
     Ok(exit_code(&report, args.fail_on))
 }

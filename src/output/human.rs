@@ -8,6 +8,7 @@ use groundcheck_core::{
     Warning,
 };
 
+use super::explain;
 use super::visible::visible;
 
 /// Texts (quotes) are cut to this many characters; paths never are.
@@ -170,11 +171,11 @@ fn diagnosis(r: &RefReport, paint: Paint) -> Vec<String> {
         lines.push(nearest_line(nearest, paint));
         if nearest.score == Score::ONE {
             // Every character is there: only the digit rule or the policy kept it out.
-            lines.push("(all of it is there, but only by splitting a number or on a looser --match)".into());
+            lines.push(format!("({})", explain::ALL_THERE));
         }
     }
     if lines.is_empty() {
-        lines.push(nothing_close(r.outcome).to_string());
+        lines.push(explain::nothing_close(r.outcome).to_string());
     }
     lines
 }
@@ -186,19 +187,6 @@ fn nearest_line(nearest: &Nearest, paint: Paint) -> String {
     format!("nearest {}  {}  {path}", nearest.score, quoted(&nearest.text, paint))
 }
 
-/// What a failed ref with neither a near miss nor the text elsewhere says. `elsewhere`
-/// searches the whole output up to the policy's loosest rung; a near miss is looked for only
-/// under the path, which for `path_not_found` selects nothing.
-fn nothing_close(outcome: RefOutcome) -> &'static str {
-    match outcome {
-        RefOutcome::PathNotFound => "the text is nowhere in the output (probably invented)",
-        _ => concat!(
-            "nothing under the path comes close, and the text is nowhere else in the output ",
-            "(probably invented)"
-        ),
-    }
-}
-
 /// A text between double quotes, cut to [`TEXT_WIDTH`], hidden characters made visible.
 fn quoted(text: &str, paint: Paint) -> String {
     format!("\"{}\"", visible(&clip(text), paint.on))
@@ -206,7 +194,7 @@ fn quoted(text: &str, paint: Paint) -> String {
 
 /// Why a ref's path was refused, as `groundcheck resolve` says it, with the character
 /// counted in the path as given (verification trims it first).
-fn path_problem(outcome: RefOutcome, raw_path: &str) -> Option<String> {
+pub(super) fn path_problem(outcome: RefOutcome, raw_path: &str) -> Option<String> {
     if !matches!(outcome, RefOutcome::InvalidPath | RefOutcome::LimitExceeded) {
         return None;
     }
@@ -221,21 +209,7 @@ fn path_problem(outcome: RefOutcome, raw_path: &str) -> Option<String> {
 
 /// A warning's name and what it means.
 fn warning(w: Warning) -> String {
-    let meaning = match w {
-        Warning::InvalidUtf8 => {
-            "a text column or raw-output file was not valid UTF-8 and was read with U+FFFD replacements"
-        }
-        Warning::RawOutputPathUnsafe => {
-            "a value --raw-outputs needs could leave its folders, so no file was looked for"
-        }
-        Warning::RawOutputMissing => "the --raw-outputs file does not exist",
-        Warning::RawOutputUnreadable => "the --raw-outputs file could not be read",
-        Warning::MarkerWithRefs => "no-evidence markers beside real refs were ignored",
-        Warning::DescendedIntoString => {
-            "a path selected nothing as written and was run on the JSON inside its strings"
-        }
-    };
-    format!("{}: {meaning}", w.as_str())
+    format!("{}: {}", w.as_str(), explain::warning(w))
 }
 
 fn write_cells(

@@ -1,12 +1,14 @@
 //! Writing reports: `json` (the `groundcheck.report/v1` object), `jsonl` (one invocation a
-//! line) and the `human` table.
+//! line), the `human` table and the `html` evidence page.
 
+mod explain;
+mod html;
 mod human;
 mod visible;
 
 use std::io::{self, IsTerminal, Write};
 
-use groundcheck_core::{Report, Status, Verdict};
+use groundcheck_core::{Policy, Report, Run, Status, Verdict};
 use serde::Serialize;
 
 use crate::args::{FailOn, Format};
@@ -42,32 +44,26 @@ impl Output {
     }
 }
 
+/// What a report was made from, for the formats that show more than the report: the runs
+/// (their raw outputs, for the `html` page), the policy they were checked under, and for
+/// bundle files how many were read (the `human` summary says so).
+pub struct Made<'a> {
+    pub runs: &'a [Run],
+    pub policy: &'a Policy,
+    pub files: Option<usize>,
+}
+
 /// Writes `report` to `out` in `format`; `human` is coloured when stdout is a terminal and
 /// `NO_COLOR` is unset.
-pub fn write_report(report: &Report, format: Format, out: &mut Vec<u8>) -> Result<(), Failure> {
-    write_report_from(report, format, None, out)
-}
-
-/// Like [`write_report`] for a report read from `files` bundle files: the `human` summary
-/// ends by saying how many, so a person sees at once whether the PATHs named what they meant.
-pub fn write_report_of_files(
+pub fn write_report(
     report: &Report,
     format: Format,
-    files: usize,
-    out: &mut Vec<u8>,
-) -> Result<(), Failure> {
-    write_report_from(report, format, Some(files), out)
-}
-
-fn write_report_from(
-    report: &Report,
-    format: Format,
-    files: Option<usize>,
+    made: &Made<'_>,
     out: &mut Vec<u8>,
 ) -> Result<(), Failure> {
     let color =
         format == Format::Human && io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    write_format(report, format, color, files, out)
+    write_format(report, format, color, made, out)
         .map_err(|e| Failure::input(format!("cannot format the report: {e}")))
 }
 
@@ -86,8 +82,8 @@ fn write_format(
     report: &Report,
     format: Format,
     color: bool,
-    files: Option<usize>,
-    out: &mut dyn Write,
+    made: &Made<'_>,
+    out: &mut Vec<u8>,
 ) -> io::Result<()> {
     match format {
         Format::Json => {
@@ -108,7 +104,11 @@ fn write_format(
             }
             Ok(())
         }
-        Format::Human => human::write(report, color, files, out),
+        Format::Human => human::write(report, color, made.files, out),
+        Format::Html => {
+            html::write(report, made.runs, made.policy, out);
+            Ok(())
+        }
     }
 }
 

@@ -590,3 +590,22 @@ impl<'a> TreeDoc<'a> {
         Ok(Some(found))
     }
 }
+
+/// `inv`'s raw document as verification reads it (the raw output, else a raw-output file
+/// that was read, else a complete preview; text that is not JSON is one string), for showing
+/// to a person: the HTML page lays it out and marks the leaves a report names. `None` when
+/// there is no document, or it passes the size or depth limit.
+pub fn raw_document<'a>(inv: &'a Invocation, policy: &Policy) -> Option<Cow<'a, Json>> {
+    TreeDoc::load(inv, policy).ok().map(|tree| tree.doc)
+}
+
+/// The expanded view of `doc` (JSON inside strings replaced by what it holds, as
+/// verification reads it when a path selects nothing in the document as written), or
+/// `None` when no string holds JSON or the view would pass the depth limit. Paths a report
+/// gives for refs decided on the expanded view name leaves of this view.
+pub fn expanded_document(doc: &Json, policy: &Policy) -> Option<Json> {
+    match expand(Cow::Borrowed(doc), policy.limits.max_depth) {
+        Ok(Some(Expanded { doc, .. })) => Some(doc),
+        Ok(None) | Err(_) => None,
+    }
+}

@@ -71,6 +71,7 @@ mod nearest;
 mod normalize;
 mod path;
 mod policy;
+mod pretty;
 mod report;
 mod resolve;
 mod run;
@@ -79,11 +80,13 @@ mod verify;
 
 pub use crate::bundle::{Bundle, BundleError, INVOCATION_KEYS};
 pub use crate::claim::EvidenceRef;
+pub use crate::document::{expanded_document, raw_document};
 pub use crate::invocation::{Invocation, RawOutput, RawOutputFile};
 pub use crate::json::{Json, JsonError, JsonErrorKind};
 pub use crate::names::UnknownName;
 pub use crate::path::{EvidencePath, PathError};
 pub use crate::policy::{Limits, Policy, Require, Rung};
+pub use crate::pretty::{exact_span, pretty, LeafKind, Line, Piece, Pretty};
 pub use crate::report::{
     Nearest, Reason, RefOutcome, RefReport, Report, RunReport, Source, Status, Summary, Verdict, Warning,
     SCHEMA,

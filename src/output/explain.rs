@@ -1,0 +1,39 @@
+//! The sentences that explain a verdict to a person, shared by every format that shows one
+//! (the `human` table, the HTML page), so they say the same thing in the same words.
+
+use groundcheck_core::{RefOutcome, Warning};
+
+/// Under a `nearest` of score 1.000: every character of the quote is in the leaf, so only
+/// the rule that a match never splits a number, or a stricter `--match`, kept it out.
+pub const ALL_THERE: &str = "all of it is there, but only by splitting a number or on a looser --match";
+
+/// What a failed ref with neither a near miss nor the text elsewhere says. `elsewhere`
+/// searches the whole output up to the policy's loosest rung; a near miss is looked for only
+/// under the path, which for `path_not_found` selects nothing.
+pub fn nothing_close(outcome: RefOutcome) -> &'static str {
+    match outcome {
+        RefOutcome::PathNotFound => "the text is nowhere in the output (probably invented)",
+        _ => concat!(
+            "nothing under the path comes close, and the text is nowhere else in the output ",
+            "(probably invented)"
+        ),
+    }
+}
+
+/// What a warning means.
+pub fn warning(w: Warning) -> &'static str {
+    match w {
+        Warning::InvalidUtf8 => {
+            "a text column or raw-output file was not valid UTF-8 and was read with U+FFFD replacements"
+        }
+        Warning::RawOutputPathUnsafe => {
+            "a value --raw-outputs needs could leave its folders, so no file was looked for"
+        }
+        Warning::RawOutputMissing => "the --raw-outputs file does not exist",
+        Warning::RawOutputUnreadable => "the --raw-outputs file could not be read",
+        Warning::MarkerWithRefs => "no-evidence markers beside real refs were ignored",
+        Warning::DescendedIntoString => {
+            "a path selected nothing as written and was run on the JSON inside its strings"
+        }
+    }
+}

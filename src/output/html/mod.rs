@@ -1,0 +1,372 @@
+//! The `html` format: one self-contained page a person opens from disk to see the evidence
+//! chain of a run — each invocation with its verdict, each quote inside the raw output at
+//! its path, marked where it matched and where it came closest or was found instead.
+//!
+//! Tool outputs and claims are hostile: every text from them goes through
+//! [`escape::text`], and a Content-Security-Policy `<meta>` allows nothing but the page's own
+//! inline style and script, by their SHA-256 hashes (no network, no other script, no
+//! images, no forms). The page is a function of the report, the rows and the policy: same
+//! input, same bytes.
+//!
+//! The DOM contract tests and users rely on is documented in the README ("The evidence
+//! page"): `article#inv-<id>` with `data-status`, `data-tool`, `data-mismatch`; each ref a
+//! `[data-ref="<id>:<index>"]` with `data-outcome`; each highlight a `<mark>` with the ref's
+//! `data-ref` and a `data-mark` of `quote`, `leaf`, `nearest` or `elsewhere`.
+
+mod escape;
+mod raw;
+
+use std::collections::{BTreeSet, HashMap};
+use std::fmt::Write as _;
+
+use base64::Engine as _;
+use groundcheck_core::{
+    expanded_document, pretty, raw_document, Invocation, Json, Policy, Pretty, RefOutcome, RefReport, Report,
+    Run, RunReport, Rung, Score, Source, Status, Summary, Verdict,
+};
+use sha2::{Digest, Sha256};
+
+use self::escape::text;
+use self::raw::{Kind, Mark};
+use super::explain;
+use super::human::path_problem;
+
+const STYLE: &str = include_str!("page.css");
+const SCRIPT: &str = include_str!("page.js");
+
+/// Writes the page of `report`, whose raw outputs are those of `runs` (the runs it was
+/// verified from), checked under `policy`.
+pub fn write(report: &Report, runs: &[Run], policy: &Policy, out: &mut Vec<u8>) {
+    let rows: HashMap<(Option<&str>, Option<&str>, i64), &Invocation> = runs
+        .iter()
+        .flat_map(|run| {
+            run.invocations.iter().map(move |i| ((run.run_id.as_deref(), run.session_id.as_deref(), i.id), i))
+        })
+        .collect();
+    let mut page = String::new();
+    head(&mut page);
+    header(&mut page, report);
+    page.push_str("<main>\n");
+    let mut ids: HashMap<i64, usize> = HashMap::new();
+    for run in &report.runs {
+        write_run(&mut page, run, &rows, policy, &mut ids);
+    }
+    if report.runs.is_empty() {
+        page.push_str("<p class=\"none\">No invocations found.</p>\n");
+    }
+    page.push_str("</main>\n");
+    let _ = write!(page, "<script>{SCRIPT}</script>\n</body>\n</html>\n");
+    out.extend_from_slice(page.as_bytes());
+}
+
+/// The policy hash of an inline block, as CSP's `'sha256-…'` source names it.
+fn hash(code: &str) -> String {
+    format!("'sha256-{}'", base64::engine::general_purpose::STANDARD.encode(Sha256::digest(code.as_bytes())))
+}
+
+fn head(page: &mut String) {
+    let csp = format!(
+        "default-src 'none'; style-src {}; script-src {}; base-uri 'none'; form-action 'none'",
+        hash(STYLE),
+        hash(SCRIPT)
+    );
+    let _ = write!(
+        page,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"{csp}\">\n\
+         <meta name=\"referrer\" content=\"no-referrer\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>groundcheck evidence</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
+    );
+}
+
+/// The run header: the counts over every run, the `no_evidence` wording, the filters.
+fn header(page: &mut String, report: &Report) {
+    let total = report.runs.iter().fold(Summary::default(), |t, r| Summary {
+        invocations: t.invocations + r.summary.invocations,
+        supported: t.supported + r.summary.supported,
+        unsupported: t.unsupported + r.summary.unsupported,
+        no_evidence: t.no_evidence + r.summary.no_evidence,
+        claim_mismatches: t.claim_mismatches + r.summary.claim_mismatches,
+    });
+    let _ = writeln!(
+        page,
+        "<header>\n<h1>groundcheck evidence</h1>\n<p id=\"totals\" data-runs=\"{runs}\" data-invocations=\"{i}\" \
+         data-supported=\"{s}\" data-unsupported=\"{u}\" data-no-evidence=\"{n}\" data-claim-mismatches=\"{m}\">\
+         {runs} {run_word} · {i} invocations · <span class=\"status supported\">{s} supported</span> · \
+         <span class=\"status unsupported\">{u} unsupported</span> · <span class=\"status no_evidence\">{n} no_evidence</span> · \
+         {m} claim {mismatch_word}</p>\n<p class=\"note\">no_evidence means no evidence found by this tool, never that the \
+         fault is absent.</p>",
+        runs = report.runs.len(),
+        run_word = if report.runs.len() == 1 { "run" } else { "runs" },
+        i = total.invocations,
+        s = total.supported,
+        u = total.unsupported,
+        n = total.no_evidence,
+        m = total.claim_mismatches,
+        mismatch_word = if total.claim_mismatches == 1 { "mismatch" } else { "mismatches" },
+    );
+    let tools: BTreeSet<&str> =
+        report.runs.iter().flat_map(|r| &r.invocations).map(|v| v.tool_name.as_str()).collect();
+    page.push_str("<form id=\"filters\" hidden>\n");
+    for status in [Status::Supported, Status::Unsupported, Status::NoEvidence] {
+        let name = status.as_str();
+        let _ = writeln!(
+            page,
+            "<label><input type=\"checkbox\" name=\"status\" value=\"{name}\" checked> {name}</label>"
+        );
+    }
+    page.push_str("<label>tool <select id=\"tool\"><option value=\"\">all</option>");
+    for tool in tools {
+        let tool = text(tool);
+        let _ = write!(page, "<option value=\"{tool}\">{tool}</option>");
+    }
+    page.push_str(
+        "</select></label>\n<label><input type=\"checkbox\" id=\"mismatch\"> only claim mismatches</label>\n\
+         <label>search <input type=\"search\" id=\"search\"></label>\n<output id=\"shown\"></output>\n</form>\n</header>\n",
+    );
+}
+
+fn write_run(
+    page: &mut String,
+    run: &RunReport,
+    rows: &HashMap<(Option<&str>, Option<&str>, i64), &Invocation>,
+    policy: &Policy,
+    ids: &mut HashMap<i64, usize>,
+) {
+    let name = run.run_id.as_deref().map_or_else(|| "(no run_id)".to_string(), text);
+    let session = run.session_id.as_deref().map_or_else(|| "(no session)".to_string(), text);
+    let s = &run.summary;
+    let _ = writeln!(
+        page,
+        "<section class=\"run\" data-run=\"{name}\">\n<h2>run <code>{name}</code> <small>session <code>{session}</code></small></h2>\n\
+         <p class=\"counts\">{} invocations · {} supported · {} unsupported · {} no_evidence · {} claim mismatches</p>",
+        s.invocations, s.supported, s.unsupported, s.no_evidence, s.claim_mismatches
+    );
+    for verdict in &run.invocations {
+        let seen = ids.entry(verdict.id).or_insert(0);
+        *seen += 1;
+        let id =
+            if *seen == 1 { format!("inv-{}", verdict.id) } else { format!("inv-{}-{}", verdict.id, seen) };
+        let row = rows.get(&(run.run_id.as_deref(), run.session_id.as_deref(), verdict.id)).copied();
+        write_invocation(page, &id, verdict, row, policy);
+    }
+    page.push_str("</section>\n");
+}
+
+fn write_invocation(page: &mut String, id: &str, v: &Verdict, row: Option<&Invocation>, policy: &Policy) {
+    let status = v.status.as_str();
+    let tool = text(&v.tool_name);
+    let _ = writeln!(
+        page,
+        "<article id=\"{id}\" class=\"inv\" data-status=\"{status}\" data-tool=\"{tool}\" data-mismatch=\"{}\">\n\
+         <div class=\"head\"><h3><span class=\"status {status}\">{status}</span> <code>#{}</code> {tool}</h3>",
+        v.is_claim_mismatch(),
+        v.id
+    );
+    page.push_str("<dl>");
+    let _ = write!(page, "<dt>reason</dt><dd>{}</dd>", v.reason.as_str());
+    let claimed = match (&v.claimed_status, v.claim_agrees) {
+        (None, _) => "none".to_string(),
+        (Some(c), Some(true)) => format!("{} (agrees)", text(c)),
+        (Some(c), Some(false)) => format!("{} <strong class=\"mismatch\">(claim mismatch)</strong>", text(c)),
+        (Some(c), None) => format!("{} (not a status)", text(c)),
+    };
+    let _ = write!(page, "<dt>claimed</dt><dd>{claimed}</dd><dt>source</dt><dd>{}</dd>", v.source.as_str());
+    for w in &v.warnings {
+        let _ =
+            write!(page, "<dt>warning</dt><dd><code>{}</code>: {}</dd>", w.as_str(), explain::warning(*w));
+    }
+    page.push_str("</dl></div>\n");
+
+    let data_ref = |r: &RefReport| format!("{}:{}", v.id, r.index);
+    let mut marks: Vec<Mark<'_>> = v.refs.iter().flat_map(|r| marks_of(r, data_ref(r))).collect();
+    let paths: Vec<&str> = marks.iter().map(|m| m.path).collect();
+    let doc = row.and_then(|inv| raw_document(inv, policy));
+    let plain = doc.as_deref().map(|doc| pretty(doc, &paths));
+    // A ref decided inside a string that holds JSON names a leaf of the expanded view; a
+    // mark the document as written has stays there.
+    let mut inside: Vec<Mark<'_>> = Vec::new();
+    let expanded_doc: Option<Json>;
+    let mut expanded = None;
+    if let Some(plain) = &plain {
+        for (m, line) in marks.iter_mut().zip(&plain.found) {
+            m.line = *line;
+        }
+        if marks.iter().any(|m| m.line.is_none()) {
+            expanded_doc = doc.as_deref().and_then(|doc| expanded_document(doc, policy));
+            expanded = expanded_doc.as_ref().map(|doc| pretty(doc, &paths));
+            if let Some(view) = &expanded {
+                for (m, line) in marks.iter().zip(&view.found) {
+                    if let (None, Some(line)) = (m.line, line) {
+                        inside.push(Mark { line: Some(*line), ..m.clone() });
+                    }
+                }
+            }
+        }
+    }
+    let views = [(plain.as_ref(), &marks[..], false), (expanded.as_ref(), &inside[..], true)];
+
+    page.push_str("<ol class=\"refs\">\n");
+    for r in &v.refs {
+        write_ref(page, &data_ref(r), r, &views, row);
+    }
+    page.push_str("</ol>\n");
+    if let Some(plain) = &plain {
+        write_whole(page, plain, &marks, false);
+    } else if v.source == Source::None {
+        page.push_str("<p class=\"note\">No raw output was captured for this call.</p>\n");
+    }
+    if let (Some(view), false) = (&expanded, inside.is_empty()) {
+        write_whole(page, view, &inside, true);
+    }
+    page.push_str("</article>\n");
+}
+
+/// The marks a ref puts on the raw output: where it verified, or where it came closest and
+/// where the text is instead.
+fn marks_of(r: &RefReport, data_ref: String) -> Vec<Mark<'_>> {
+    let mark = |kind, path, quote| Mark {
+        data_ref: data_ref.clone(),
+        path,
+        index: r.index,
+        kind,
+        quote,
+        line: None,
+    };
+    let mut marks = Vec::new();
+    match (r.outcome, &r.matched_path) {
+        (RefOutcome::Verified, Some(path)) if r.rung == Some(Rung::Exact) => {
+            marks.push(mark(Kind::Quote, path, r.text.as_deref()));
+        }
+        (RefOutcome::Verified, Some(path)) => marks.push(mark(Kind::Leaf, path, None)),
+        _ => {
+            if let Some(nearest) = &r.nearest {
+                marks.push(mark(Kind::Nearest, &nearest.path, Some(&nearest.text)));
+            }
+            if let Some(path) = &r.elsewhere {
+                marks.push(mark(Kind::Elsewhere, path, None));
+            }
+        }
+    }
+    marks
+}
+
+/// One ref: its path and quote as given, its outcome and what it means, then the excerpt of
+/// the raw output around its marks (or the preview, when there is no raw output).
+fn write_ref(
+    page: &mut String,
+    data_ref: &str,
+    r: &RefReport,
+    views: &[(Option<&Pretty<'_>>, &[Mark<'_>], bool)],
+    row: Option<&Invocation>,
+) {
+    let outcome = r.outcome.as_str();
+    let _ = write!(page, "<li data-ref=\"{data_ref}\" data-outcome=\"{outcome}\">\n<p class=\"ref\">");
+    let _ = write!(page, "<span class=\"outcome {outcome}\">{outcome}</span> ");
+    match &r.raw_path {
+        Some(path) => {
+            let _ = write!(page, "<code class=\"path\">{}</code> ", text(path));
+        }
+        None => page.push_str("<em>no raw_path</em> "),
+    }
+    match &r.text {
+        Some(quote) => {
+            let _ = write!(page, "<q>{}</q>", text(quote));
+        }
+        None => page.push_str("<em>no text</em>"),
+    }
+    page.push_str("</p>\n");
+    for line in explanation(r) {
+        let _ = writeln!(page, "<p class=\"why\">{line}</p>");
+    }
+    for &(laid, marks, expanded) in views {
+        let Some(laid) = laid else { continue };
+        if marks.iter().any(|m| m.index == r.index && m.line.is_some()) {
+            if expanded {
+                page.push_str("<p class=\"why\">In the output with JSON inside strings expanded:</p>\n");
+            }
+            raw::excerpt(page, laid, marks, r.index);
+        }
+    }
+    if views[0].0.is_none() && r.outcome == RefOutcome::RawOutputUnavailable {
+        if let Some(preview) = row.and_then(|inv| inv.output_preview.as_deref()) {
+            let _ = write!(
+                page,
+                "<p class=\"why\">The preview (not the whole output):</p>\n<pre class=\"preview\">{}</pre>\n",
+                text(preview)
+            );
+        }
+    }
+    page.push_str("</li>\n");
+}
+
+/// What a ref's outcome means, one sentence a line (HTML): the rung and leaf that verified
+/// it, or for a failure the nearest candidate, where the text is instead, or that nothing is
+/// close.
+fn explanation(r: &RefReport) -> Vec<String> {
+    let path = |p: &str| format!("<code class=\"path\">{}</code>", text(p));
+    let mut lines = Vec::new();
+    match r.outcome {
+        RefOutcome::Verified => {
+            let rung = r.rung.map_or("", Rung::as_str);
+            let score = r.score.map(|s| format!(" (score {s})")).unwrap_or_default();
+            if let Some(at) = &r.matched_path {
+                lines.push(format!("Found on the <strong>{rung}</strong> rung{score} at {}.", path(at)));
+            }
+        }
+        RefOutcome::TextNotFound | RefOutcome::PathNotFound => {
+            if let Some(at) = &r.elsewhere {
+                lines.push(format!("<span class=\"elsewhere\">Found elsewhere</span> in the output, at {}: the path points at the wrong node.", path(at)));
+            }
+            if let Some(n) = &r.nearest {
+                lines.push(format!(
+                    "<span class=\"nearest\">Nearest</span> {} at {}: <q>{}</q>",
+                    n.score,
+                    path(&n.path),
+                    text(&n.text)
+                ));
+                if n.score == Score::ONE {
+                    lines.push(format!("({})", explain::ALL_THERE));
+                }
+            }
+            if lines.is_empty() {
+                lines.push(format!("{}.", explain::nothing_close(r.outcome)));
+            }
+        }
+        RefOutcome::RawOutputUnavailable => match r.in_preview {
+            Some(true) => {
+                lines.push("No raw output to check against; the preview does contain the text.".into())
+            }
+            Some(false) => {
+                lines.push("No raw output to check against; the preview does not contain the text.".into())
+            }
+            None => lines.push("No raw output to check against.".into()),
+        },
+        outcome => {
+            if let Some(problem) = r.raw_path.as_deref().and_then(|p| path_problem(outcome, p)) {
+                lines.push(text(&problem));
+            }
+        }
+    }
+    lines
+}
+
+/// The whole raw output behind a fold, when it fits; else a line saying only the excerpts
+/// are shown.
+fn write_whole(page: &mut String, laid: &Pretty<'_>, marks: &[Mark<'_>], expanded: bool) {
+    let view = if expanded { ", with JSON inside strings expanded" } else { "" };
+    let lines = laid.lines.len();
+    if raw::fits_whole(laid) {
+        let _ = write!(page, "<details class=\"raw\"><summary>raw output ({lines} lines{view})</summary>");
+        raw::whole(page, laid, marks);
+        page.push_str("</details>\n");
+    } else {
+        let _ = writeln!(
+            page,
+            "<p class=\"note\">The raw output has {lines} lines{view}: past {} lines or {} KiB of text only the excerpts above are shown.</p>",
+            raw::WHOLE_MAX_LINES,
+            raw::WHOLE_MAX_BYTES / 1024
+        );
+    }
+}
