@@ -1,0 +1,18 @@
+//! The two OTLP encodings of a message: a JSON line for files (the file-exporter convention)
+//! and the protobuf body of an OTLP/HTTP export request.
+
+use opentelemetry_proto::tonic::collector::logs::v1::ExportLogsServiceRequest;
+use opentelemetry_proto::tonic::logs::v1::LogsData;
+use prost::Message;
+
+/// `data` as one line of OTLP JSON, without the newline: the crate's serde mapping (keys in
+/// lowerCamelCase, 64-bit integers as decimal strings, ids as hex, enums as integers).
+pub fn json_line(data: &LogsData) -> String {
+    // Serialising these types cannot fail: they hold no map with non-string keys.
+    serde_json::to_string(data).unwrap_or_default()
+}
+
+/// `data` as the protobuf body of an OTLP/HTTP `POST /v1/logs` (`application/x-protobuf`).
+pub fn export_request(data: LogsData) -> Vec<u8> {
+    ExportLogsServiceRequest { resource_logs: data.resource_logs }.encode_to_vec()
+}
