@@ -16,3 +16,13 @@ pub fn json_line(data: &LogsData) -> String {
 pub fn export_request(data: LogsData) -> Vec<u8> {
     ExportLogsServiceRequest { resource_logs: data.resource_logs }.encode_to_vec()
 }
+
+/// How many records a receiver's OTLP/HTTP protobuf response says it rejected (its
+/// `partial_success`); 0 for an empty or unreadable body, which OTLP reads as full success.
+pub fn rejected_records(response: &[u8]) -> i64 {
+    use opentelemetry_proto::tonic::collector::logs::v1::ExportLogsServiceResponse;
+    ExportLogsServiceResponse::decode(response)
+        .ok()
+        .and_then(|r| r.partial_success)
+        .map_or(0, |p| p.rejected_log_records.max(0))
+}

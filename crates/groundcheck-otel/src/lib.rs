@@ -53,7 +53,7 @@ mod score;
 pub use opentelemetry_proto as proto;
 
 pub use crate::batch::{record_count, Batcher, Origin, MAX_LINE_BYTES, MAX_RECORDS};
-pub use crate::encode::{export_request, json_line};
+pub use crate::encode::{export_request, json_line, rejected_records};
 pub use crate::explanation::{explain, ECHO_CHARS, FAILED_REFS_SHOWN};
 pub use crate::record::{evaluation_record, Context, RunIds, EVALUATION_NAME, EVENT_NAME};
 pub use crate::score::RefCounts;
