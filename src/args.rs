@@ -55,6 +55,8 @@ pub enum Command {
         report: ReportArgs,
         #[command(flatten)]
         raw: RawOutputArgs,
+        #[command(flatten)]
+        otel: OtelArgs,
         /// Bundle files; `-` for standard input; folders, meaning the *.json files directly in
         /// them, in name order (subfolders are not read: a note on stderr names them).
         #[arg(required = true, value_name = "PATH")]
@@ -103,6 +105,8 @@ pub enum Command {
         report: ReportArgs,
         #[command(flatten)]
         raw: RawOutputArgs,
+        #[command(flatten)]
+        otel: OtelArgs,
         /// Store the verdicts in evidence_verification.
         #[arg(long)]
         write: bool,
@@ -197,6 +201,8 @@ pub struct ReverifyArgs {
     pub policy: PolicyArgs,
     #[command(flatten)]
     pub raw: RawOutputArgs,
+    #[command(flatten)]
+    pub otel: OtelArgs,
     /// Compare with the verdicts stored under this policy key instead of the job's own policy
     /// (e.g. 'require=all;match=elided', as `policy` in the output); it must have stored verdicts.
     #[arg(long, value_name = "POLICY")]
@@ -278,6 +284,26 @@ impl RawOutputArgs {
         let Some(text) = self.raw_outputs.as_deref().filter(|t| !t.is_empty()) else { return Ok(None) };
         text.parse().map(Some).map_err(|e| Failure::input(format!("--raw-outputs {text:?}: {e}")))
     }
+}
+
+/// Verdicts as OpenTelemetry `gen_ai.evaluation.result` events (docs/opentelemetry.md).
+#[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "OpenTelemetry")]
+pub struct OtelArgs {
+    /// Also write every verdict as an OTLP log record to FILE: OTLP JSON, one LogsData a line
+    /// (at most 512 records and 512 KiB a line), as a Collector's otlpjsonfile receiver reads
+    /// it. FILE is replaced when the command ends. `-`: standard output, in place of the report.
+    #[arg(long, value_name = "FILE")]
+    pub otel: Option<PathBuf>,
+    /// Also push the records to an OTLP/HTTP receiver (protobuf; http:// only), e.g.
+    /// http://localhost:4318 (`/v1/logs` is appended unless the path already ends with it).
+    /// Retried in the background; a receiver that is down or slow costs at most 5 s at the
+    /// end and one warning line, never the report or the exit code.
+    #[arg(long, value_name = "URL")]
+    pub otlp_endpoint: Option<String>,
+    /// The time of every record (RFC 3339) instead of the verification's, e.g. for snapshots.
+    #[arg(long, value_name = "TIME")]
+    pub otel_time: Option<String>,
 }
 
 /// How `verify` and `run` report: the format and the exit-code condition.

@@ -6,6 +6,7 @@ mod cmd;
 mod database;
 mod failure;
 mod load;
+mod otel;
 mod output;
 mod raw_outputs;
 mod reverify;
@@ -41,18 +42,19 @@ fn main() -> ExitCode {
     let mut output = output::Output::default();
     let out = &mut output.head;
     let result = match cli.command {
-        Command::Verify { policy, report, raw, paths } => raw.template().and_then(|raw| {
+        Command::Verify { policy, report, raw, otel, paths } => raw.template().and_then(|raw| {
             let args = cmd::verify::VerifyArgs {
                 paths: &paths,
                 policy: policy.policy(),
                 raw_outputs: raw,
                 format: report.format,
                 fail_on: report.fail_on,
+                otel: otel::Sink::open(&otel, policy.policy().key())?,
             };
             cmd::verify::verify(args, &mut output)
         }),
         Command::Resolve { path, file } => cmd::resolve::resolve(&path, &file, out),
-        Command::Run { database, policy, report, raw, write, sessions, runs } => {
+        Command::Run { database, policy, report, raw, otel, write, sessions, runs } => {
             raw.template().and_then(|raw| {
                 let keys = run_keys(&runs, &sessions, &order());
                 let args = RunArgs {
@@ -63,8 +65,9 @@ fn main() -> ExitCode {
                     fail_on: report.fail_on,
                     write,
                     keys,
+                    otel: otel::Sink::open(&otel, policy.policy().key())?,
                 };
-                block_on(cmd::run::run(args, out))
+                block_on(cmd::run::run(args, &mut output))
             })
         }
         Command::Import { database, paths } => {

@@ -17,6 +17,7 @@ mod harness;
 mod hostile;
 mod json_in_strings;
 mod near_misses;
+mod otel;
 mod properties;
 mod raw_output_files;
 mod read_only;

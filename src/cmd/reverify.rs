@@ -2,11 +2,13 @@
 
 use crate::args::{ReverifyArgs, ReverifyFormat};
 use crate::failure::Failure;
+use crate::otel::Sink;
 use crate::output::Output;
 use crate::reverify::{self, Format, Request};
 
 /// Runs `reverify` with the arguments clap parsed.
 pub async fn reverify(args: ReverifyArgs, out: &mut Output) -> Result<u8, Failure> {
+    let otel = Sink::open(&args.otel, args.policy.policy().key())?;
     let request = Request {
         url: &args.database.database,
         policy: args.policy.policy(),
@@ -27,6 +29,7 @@ pub async fn reverify(args: ReverifyArgs, out: &mut Output) -> Result<u8, Failur
         resume: args.resume,
         batch_rows: args.batch_rows,
         command_line: std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect(),
+        otel,
     };
     reverify::reverify(request, out).await
 }

@@ -6,7 +6,8 @@ use groundcheck_store::{into_run, RunKey, Store, Window};
 use crate::args::{FailOn, Format};
 use crate::database;
 use crate::failure::Failure;
-use crate::output::{exit_code, write_report, Made};
+use crate::otel::Sink;
+use crate::output::{exit_code, write_report, Made, Output};
 use crate::raw_outputs::{self, Template};
 
 /// Reads each selected run in one query; a selector that matches no row is an error.
@@ -31,9 +32,11 @@ pub struct RunArgs<'a> {
     pub fail_on: FailOn,
     pub write: bool,
     pub keys: Vec<RunKey>,
+    /// `--otel`, `--otlp-endpoint`: the verdicts as OpenTelemetry events too.
+    pub otel: Option<Sink>,
 }
 
-pub async fn run(args: RunArgs<'_>, out: &mut Vec<u8>) -> Result<u8, Failure> {
+pub async fn run(args: RunArgs<'_>, out: &mut Output) -> Result<u8, Failure> {
     let store =
         if args.write { database::open(args.url).await? } else { database::open_read_only(args.url).await? };
     let mut runs = read_runs(&store, &args.keys).await?;
@@ -53,6 +56,17 @@ pub async fn run(args: RunArgs<'_>, out: &mut Vec<u8>) -> Result<u8, Failure> {
             .map_err(database::failure)?;
     }
     store.close().await;
-    write_report(&report, args.format, &Made { runs: &runs, policy: &args.policy, files: None }, out)?;
+    if !args.otel.as_ref().is_some_and(Sink::takes_stdout) {
+        write_report(
+            &report,
+            args.format,
+            &Made { runs: &runs, policy: &args.policy, files: None },
+            &mut out.head,
+        )?;
+    }
+    if let Some(mut otel) = args.otel {
+        otel.runs(&report.runs);
+        otel.finish(out)?;
+    }
     Ok(exit_code(&report, args.fail_on))
 }

@@ -7,6 +7,7 @@ use groundcheck_core::{verify_runs, Policy};
 use crate::args::{FailOn, Format};
 use crate::failure::Failure;
 use crate::load;
+use crate::otel::Sink;
 use crate::output::{exit_code, write_report, Made, Output};
 use crate::raw_outputs::{self, Template};
 
@@ -18,6 +19,8 @@ pub struct VerifyArgs<'a> {
     pub raw_outputs: Option<Template>,
     pub format: Format,
     pub fail_on: FailOn,
+    /// `--otel`, `--otlp-endpoint`: the verdicts as OpenTelemetry events too.
+    pub otel: Option<Sink>,
 }
 
 /// Verifies every bundle the PATHs name and prints the report; the exit code is `--fail-on`'s.
@@ -27,8 +30,14 @@ pub fn verify(args: VerifyArgs<'_>, out: &mut Output) -> Result<u8, Failure> {
         raw_outputs::attach(template, &mut loaded.runs, args.policy.limits.max_output_bytes);
     }
     let report = verify_runs(&loaded.runs, &args.policy);
-    let made = Made { runs: &loaded.runs, policy: &args.policy, files: Some(loaded.files) };
-    write_report(&report, args.format, &made, &mut out.head)?;
+    if !args.otel.as_ref().is_some_and(Sink::takes_stdout) {
+        let made = Made { runs: &loaded.runs, policy: &args.policy, files: Some(loaded.files) };
+        write_report(&report, args.format, &made, &mut out.head)?;
+    }
     out.notes.extend(loaded.notes);
+    if let Some(mut otel) = args.otel {
+        otel.runs(&report.runs);
+        otel.finish(out)?;
+    }
     Ok(exit_code(&report, args.fail_on))
 }

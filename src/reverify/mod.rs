@@ -18,6 +18,7 @@ mod spool;
 mod summary;
 mod tally;
 
+use std::cell::RefCell;
 use std::io::Write;
 use std::time::Instant;
 
@@ -29,6 +30,7 @@ pub use crate::reverify::output::Format;
 
 use crate::database;
 use crate::failure::Failure;
+use crate::otel::Sink;
 use crate::output::Output;
 use crate::raw_outputs::Template;
 use crate::reverify::human::count;
@@ -69,10 +71,12 @@ pub struct Request<'a> {
     pub batch_rows: usize,
     /// The command line as given, from which an interrupted job's resume command is made.
     pub command_line: Vec<String>,
+    /// `--otel`, `--otlp-endpoint`: each committed batch's verdicts as OpenTelemetry events.
+    pub otel: Option<Sink>,
 }
 
 /// Runs the job and puts its summary into `out`.
-pub async fn reverify(request: Request<'_>, out: &mut Output) -> Result<u8, Failure> {
+pub async fn reverify(mut request: Request<'_>, out: &mut Output) -> Result<u8, Failure> {
     if request.resume && !request.write {
         return Err(Failure::input("--resume: needs --write: the checkpoint is stored with the verdicts"));
     }
@@ -93,9 +97,19 @@ pub async fn reverify(request: Request<'_>, out: &mut Output) -> Result<u8, Fail
     } else {
         database::open_read_only(request.url).await?
     };
-    let result = run(&request, &store, shard, window, out).await;
+    let otel = request.otel.take().map(RefCell::new);
+    let result = run(&request, &store, shard, window, otel.as_ref(), out).await;
     store.close().await;
-    result
+    // The events of committed batches are kept when the job was interrupted, too: they are
+    // verdicts, and `--resume` does not verify those runs again.
+    match (otel.map(RefCell::into_inner), result) {
+        (Some(sink), Ok(code)) => sink.finish(out).map(|()| code),
+        (Some(sink), Err(failure)) if failure.interrupted => {
+            let _ = sink.finish(out);
+            Err(failure)
+        }
+        (_, result) => result,
+    }
 }
 
 async fn run(
@@ -103,6 +117,7 @@ async fn run(
     store: &Store,
     shard: Shard,
     window: Window,
+    otel: Option<&RefCell<Sink>>,
     out: &mut Output,
 ) -> Result<u8, Failure> {
     let policy = request.policy.key();
@@ -142,6 +157,7 @@ async fn run(
         tally,
         on_batch: &on_batch,
         stop: stop_rx,
+        otel,
     };
     let started = Instant::now();
     let mut interrupts =
@@ -175,8 +191,11 @@ async fn run(
         elapsed_seconds: (seconds * 1000.0).round() / 1000.0,
         rows_per_second: if seconds > 0.0 { (verified_now as f64 / seconds).round() } else { 0.0 },
     };
-    output::write(&summary, changes, request.format, out)
-        .map_err(|e| temp_failure("cannot write the summary to a temporary file", &e))?;
+    // `--otel -`: standard output is the OTLP lines', so the summary is not printed.
+    if !otel.is_some_and(|o| o.borrow().takes_stdout()) {
+        output::write(&summary, changes, request.format, out)
+            .map_err(|e| temp_failure("cannot write the summary to a temporary file", &e))?;
+    }
     Ok(0)
 }
 

@@ -8,6 +8,7 @@
 //! all three stages and leaves the checkpoint at the last committed batch; so does a stop
 //! request (Ctrl-C), after the batch being committed.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 use groundcheck_core::{verify_runs, Policy, Run, RunReport};
@@ -16,6 +17,7 @@ use tokio::sync::{mpsc, watch};
 
 use crate::database;
 use crate::failure::Failure;
+use crate::otel::Sink;
 use crate::raw_outputs::{self, Template};
 use crate::reverify::change::Outcome;
 use crate::reverify::tally::Tally;
@@ -51,6 +53,8 @@ pub struct Job<'a> {
     pub on_batch: &'a dyn Fn(u64, u64),
     /// Becomes `true` when the job should stop after the batch being committed.
     pub stop: watch::Receiver<bool>,
+    /// `--otel`, `--otlp-endpoint`: told of every committed batch's verdicts.
+    pub otel: Option<&'a RefCell<Sink>>,
 }
 
 /// How a job ended.
@@ -126,6 +130,9 @@ pub async fn run(mut job: Job<'_>) -> Result<Ended, Failure> {
                     .map_err(database::failure)?;
             }
             (job.on_batch)(batch.keys, verdicts.len() as u64);
+            if let Some(otel) = job.otel {
+                otel.borrow_mut().runs(&batch.runs);
+            }
         }
         Ok::<_, Failure>((tally, rows_done, last, false))
     };

@@ -24,5 +24,5 @@ pub use crate::error::{ErrorKind, StoreError};
 pub use crate::open::CONNECT_TIMEOUT;
 pub use crate::row::{into_run, RowError, StoredRow};
 pub use crate::store::{Checkpoint, JobProgress, RunKey, Store, StoredVerdict, Window};
-pub use crate::timestamp::{to_rfc3339, to_stored, TimestampError};
+pub use crate::timestamp::{to_rfc3339, to_stored, to_unix_nanos, TimestampError};
 pub use crate::url::{redact, Engine};

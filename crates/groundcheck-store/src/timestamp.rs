@@ -11,10 +11,25 @@ pub struct TimestampError(pub String);
 
 /// Parses `YYYY-MM-DD[T ]HH:MM:SS[.fraction][Z|±HH:MM]` into the stored UTC form.
 pub fn to_stored(text: &str) -> Result<String, TimestampError> {
-    parse(text).ok_or_else(|| TimestampError(text.to_string()))
+    let (seconds, micros) = parse(text).ok_or_else(|| TimestampError(text.to_string()))?;
+    let (days, secs) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
+    let (y, m, d) = civil_from_days(days);
+    Ok(format!("{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}.{micros:06}", secs / 3600, secs / 60 % 60, secs % 60))
 }
 
-fn parse(text: &str) -> Option<String> {
+/// Parses the same RFC 3339 forms as [`to_stored`] into nanoseconds since the Unix epoch (to
+/// the microsecond), as OTLP's `timeUnixNano` counts; times before 1970 are refused, since
+/// OTLP reads 0 as "no time".
+pub fn to_unix_nanos(text: &str) -> Result<u64, TimestampError> {
+    let refused = || TimestampError(text.to_string());
+    let (seconds, micros) = parse(text).ok_or_else(refused)?;
+    let seconds = u64::try_from(seconds).map_err(|_| refused())?;
+    let micros = u64::try_from(micros).map_err(|_| refused())?;
+    seconds.checked_mul(1_000_000_000).and_then(|n| n.checked_add(micros * 1000)).ok_or_else(refused)
+}
+
+/// Seconds since the Unix epoch (UTC) and the microseconds past them.
+fn parse(text: &str) -> Option<(i64, i64)> {
     let b = text.as_bytes();
     let num = |range: std::ops::Range<usize>| -> Option<i64> {
         let s = text.get(range)?;
@@ -68,14 +83,7 @@ fn parse(text: &str) -> Option<String> {
     }
     let seconds =
         days_from_civil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second - offset_minutes * 60;
-    let (days, secs) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
-    let (y, m, d) = civil_from_days(days);
-    Some(format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}.{micros:06}",
-        secs / 3600,
-        secs / 60 % 60,
-        secs % 60
-    ))
+    Some((seconds, micros))
 }
 
 /// The stored form (or what an engine prints for the column) as RFC 3339 UTC, fraction
@@ -148,6 +156,15 @@ mod tests {
         assert_eq!(to_stored("2026-12-01T01:30:00+08:00").unwrap(), "2026-11-30 17:30:00.000000");
         assert_eq!(to_stored("2026-12-31T23:30:00-01:00").unwrap(), "2027-01-01 00:30:00.000000");
         assert_eq!(to_stored("2028-02-29T00:00:00.123456789Z").unwrap(), "2028-02-29 00:00:00.123456");
+    }
+
+    #[test]
+    fn unix_nanos_count_from_the_epoch_in_utc() {
+        assert_eq!(to_unix_nanos("1970-01-01T00:00:00Z").unwrap(), 0);
+        assert_eq!(to_unix_nanos("2018-12-13T14:51:00.3Z").unwrap(), 1_544_712_660_300_000_000);
+        assert_eq!(to_unix_nanos("2018-12-13T15:51:00.3+01:00").unwrap(), 1_544_712_660_300_000_000);
+        assert!(to_unix_nanos("1969-12-31T23:59:59Z").is_err());
+        assert!(to_unix_nanos("tomorrow").is_err());
     }
 
     #[test]

@@ -1,0 +1,198 @@
+//! `--otlp-endpoint`: records pushed over OTLP/HTTP (protobuf) by a background thread, so
+//! that a collector that is down, slow or refusing never blocks or fails the verification.
+//!
+//! Messages wait in a queue of [`QUEUE`] messages (when it is full, a message is dropped and
+//! counted, never waited for). Each is POSTed as `application/x-protobuf` with a
+//! [`REQUEST_TIMEOUT`]; connection errors, timeouts and 429/502/503/504 are retried up to
+//! [`ATTEMPTS`] times with a doubling backoff from [`BACKOFF`] (a `Retry-After` in seconds
+//! is honoured up to [`RETRY_AFTER_CAP`]); other statuses are final. When the command ends,
+//! [`Pusher::finish`] waits at most [`EXIT_WAIT`] for the queue to drain, then gives up:
+//! what was not delivered is one warning line, and the report and exit code are the same.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use groundcheck_otel::proto::tonic::logs::v1::LogsData;
+use groundcheck_otel::{export_request, record_count, rejected_records};
+
+use crate::otel::endpoint::Endpoint;
+
+/// Messages (each up to `MAX_RECORDS` records) waiting to be sent.
+pub const QUEUE: usize = 64;
+/// Longest wait for one request's answer.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
+/// Tries per message.
+pub const ATTEMPTS: u32 = 4;
+/// The first retry's wait; each later one waits twice as long.
+pub const BACKOFF: Duration = Duration::from_millis(250);
+/// Longest `Retry-After` honoured.
+pub const RETRY_AFTER_CAP: Duration = Duration::from_secs(2);
+/// Longest wait at the end of the command for messages still queued or in flight.
+pub const EXIT_WAIT: Duration = Duration::from_secs(5);
+
+/// What the sending thread shares with the command.
+#[derive(Debug, Default)]
+struct Shared {
+    delivered: AtomicU64,
+    /// The last reason a message was not delivered.
+    problem: Mutex<Option<String>>,
+    /// Set by `finish`: no wait or request goes past it.
+    deadline: OnceLock<Instant>,
+}
+
+impl Shared {
+    fn failed(&self, why: String) {
+        if let Ok(mut problem) = self.problem.lock() {
+            *problem = Some(why);
+        }
+    }
+
+    /// How long until the deadline (forever before `finish`).
+    fn left(&self) -> Duration {
+        self.deadline.get().map_or(Duration::MAX, |d| d.saturating_duration_since(Instant::now()))
+    }
+}
+
+/// The sending side: a queue and the thread that empties it.
+pub struct Pusher {
+    endpoint: Endpoint,
+    queue: Option<SyncSender<LogsData>>,
+    shared: Arc<Shared>,
+    done: Receiver<()>,
+    /// Records handed to `send`.
+    records: u64,
+}
+
+impl Pusher {
+    /// Starts the sending thread for `endpoint`.
+    pub fn start(endpoint: Endpoint) -> Pusher {
+        let (queue, messages) = mpsc::sync_channel(QUEUE);
+        let (done_tx, done) = mpsc::channel();
+        let shared = Arc::new(Shared::default());
+        let thread_shared = Arc::clone(&shared);
+        let url = endpoint.url.clone();
+        let spawned = thread::Builder::new().name("groundcheck-otlp".into()).spawn(move || {
+            send_all(&url, &messages, &thread_shared);
+            let _ = done_tx.send(());
+        });
+        if let Err(e) = spawned {
+            shared.failed(format!("cannot start the sending thread: {e}"));
+        }
+        Pusher { endpoint, queue: Some(queue), shared, done, records: 0 }
+    }
+
+    /// Queues `data`; a full queue (a collector slower than verification) drops it.
+    pub fn send(&mut self, data: LogsData) {
+        self.records += record_count(&data) as u64;
+        let Some(queue) = &self.queue else { return };
+        match queue.try_send(data) {
+            Ok(()) => {}
+            Err(TrySendError::Full(_)) => {
+                self.shared.failed(format!("the queue of {QUEUE} messages was full"))
+            }
+            Err(TrySendError::Disconnected(_)) => {}
+        }
+    }
+
+    /// Waits at most [`EXIT_WAIT`] for the queue to drain; the warning line when anything
+    /// was not delivered.
+    pub fn finish(mut self) -> Option<String> {
+        let _ = self.shared.deadline.set(Instant::now() + EXIT_WAIT);
+        self.queue = None; // the thread ends once the queue is empty
+        let _ = self.done.recv_timeout(EXIT_WAIT + Duration::from_millis(500));
+        let delivered = self.shared.delivered.load(Ordering::Relaxed).min(self.records);
+        if delivered == self.records {
+            return None;
+        }
+        let why = self.shared.problem.lock().ok().and_then(|p| p.clone());
+        let why = why.unwrap_or_else(|| format!("not answered within {}s", EXIT_WAIT.as_secs()));
+        Some(format!(
+            "{}: OpenTelemetry push: {} of {} records not delivered ({why}); the report is complete",
+            self.endpoint.shown,
+            self.records - delivered,
+            self.records,
+        ))
+    }
+}
+
+fn send_all(url: &str, messages: &Receiver<LogsData>, shared: &Shared) {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(REQUEST_TIMEOUT))
+        .user_agent(concat!("groundcheck/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .into();
+    while let Ok(data) = messages.recv() {
+        let records = record_count(&data) as u64;
+        if shared.left().is_zero() {
+            continue; // past the deadline: counted as not delivered, never sent
+        }
+        let body = export_request(data);
+        match post(&agent, url, &body, shared) {
+            Ok(rejected) => {
+                let rejected = u64::try_from(rejected).unwrap_or(0).min(records);
+                if rejected > 0 {
+                    shared.failed(format!("the receiver rejected {rejected} records"));
+                }
+                shared.delivered.fetch_add(records - rejected, Ordering::Relaxed);
+            }
+            Err(why) => shared.failed(why),
+        }
+    }
+}
+
+/// One message, retried; `Ok` with the records the receiver says it rejected.
+fn post(agent: &ureq::Agent, url: &str, body: &[u8], shared: &Shared) -> Result<i64, String> {
+    let mut wait = BACKOFF;
+    let mut attempt = 1;
+    loop {
+        let timeout = REQUEST_TIMEOUT.min(shared.left());
+        let sent = agent
+            .post(url)
+            .config()
+            .timeout_global(Some(timeout))
+            .build()
+            .header("Content-Type", "application/x-protobuf")
+            .send(body);
+        let (why, retry_after) = match sent {
+            Ok(mut response) => {
+                let status = response.status().as_u16();
+                if (200..300).contains(&status) {
+                    let answer = response.body_mut().read_to_vec().unwrap_or_default();
+                    return Ok(rejected_records(&answer));
+                }
+                if !matches!(status, 429 | 502 | 503 | 504) {
+                    return Err(format!("HTTP {status}"));
+                }
+                let retry_after = response
+                    .headers()
+                    .get("retry-after")
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| v.trim().parse::<u64>().ok())
+                    .map(|s| Duration::from_secs(s).min(RETRY_AFTER_CAP));
+                (format!("HTTP {status}"), retry_after)
+            }
+            Err(e) => (error_text(&e), None),
+        };
+        let pause = retry_after.unwrap_or(wait);
+        if attempt == ATTEMPTS || pause >= shared.left() {
+            return Err(why);
+        }
+        thread::sleep(pause);
+        attempt += 1;
+        wait *= 2;
+    }
+}
+
+fn error_text(e: &ureq::Error) -> String {
+    match e {
+        ureq::Error::Timeout(_) => "no answer in time".to_string(),
+        ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => {
+            "connection refused".into()
+        }
+        other => other.to_string(),
+    }
+}
