@@ -2,13 +2,13 @@
 
 use std::path::PathBuf;
 
-use groundcheck_core::{verify_runs, Policy};
+use groundcheck_core::Policy;
 
 use crate::args::{FailOn, Format};
 use crate::failure::Failure;
 use crate::load;
 use crate::output::{exit_code, write_report_of_files, Output};
-use crate::raw_outputs::{self, Template};
+use crate::raw_outputs::Template;
 
 /// What `verify` was asked to do.
 pub struct VerifyArgs<'a> {
@@ -22,12 +22,9 @@ pub struct VerifyArgs<'a> {
 
 /// Verifies every bundle the PATHs name and prints the report; the exit code is `--fail-on`'s.
 pub fn verify(args: VerifyArgs<'_>, out: &mut Output) -> Result<u8, Failure> {
-    let mut loaded = load::load_runs(args.paths)?;
-    if let Some(template) = &args.raw_outputs {
-        raw_outputs::attach(template, &mut loaded.runs, args.policy.limits.max_output_bytes);
-    }
-    let report = verify_runs(&loaded.runs, &args.policy);
-    write_report_of_files(&report, args.format, loaded.files, &mut out.head)?;
+    // One file at a time: memory holds no more than a file per thread, not every raw output.
+    let loaded = load::verify_files(args.paths, &args.policy, args.raw_outputs.as_ref())?;
+    write_report_of_files(&loaded.report, args.format, loaded.files, &mut out.head)?;
     out.notes.extend(loaded.notes);
-    Ok(exit_code(&report, args.fail_on))
+    Ok(exit_code(&loaded.report, args.fail_on))
 }
