@@ -42,16 +42,18 @@ FILES=$(find "$CORPUS" -maxdepth 1 -name '*.json' | wc -l)
 echo "corpus: $FILES bundles, $BYTES bytes, largest $LARGEST bytes"
 echo "load: $(uptime)"
 
-# run LABEL command...: wall seconds and peak RSS (KB) of one run, the best kept in $TMP/LABEL.
+# run LABEL command...: wall seconds, CPU seconds (user + system) and peak RSS (KB) of one
+# run; the run with the least wall time is kept in $TMP/LABEL. On a loaded machine the CPU
+# time of the one-thread runs is the steadier figure: wall time there includes waiting for a core.
 run() {
   local label=$1
   shift
-  local t0=$EPOCHREALTIME secs kb
-  /usr/bin/time -f '%M' -o "$TMP/t" "$@" >"$TMP/out" 2>"$TMP/err" || { cat "$TMP/err" >&2; exit 1; }
+  local t0=$EPOCHREALTIME secs user sys kb
+  /usr/bin/time -f '%U %S %M' -o "$TMP/t" "$@" >"$TMP/out" 2>"$TMP/err" || { cat "$TMP/err" >&2; exit 1; }
   secs=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN {print b - a}')
-  read -r kb <"$TMP/t"
+  read -r user sys kb <"$TMP/t"
   if [[ ! -f "$TMP/$label" ]] || awk -v a="$secs" -v b="$(cut -d' ' -f1 "$TMP/$label")" 'BEGIN {exit !(a < b)}'; then
-    echo "$secs $kb" >"$TMP/$label"
+    echo "$secs $(awk -v u="$user" -v s="$sys" 'BEGIN {print u + s}') $kb" >"$TMP/$label"
   fi
 }
 "$GC" verify "$CORPUS" --format json >/dev/null # warm the page cache
@@ -63,16 +65,19 @@ for _ in $(seq 1 "$REPEAT"); do
 done
 
 secs() { cut -d' ' -f1 "$TMP/$1"; }
+cpu() { cut -d' ' -f2 "$TMP/$1"; }
+printf '%-34s %8s %10s %6s %8s %8s %13s\n' "" wall MB/s floor/x cpu floor/x "peak RSS"
 line() {
-  read -r s kb <"$TMP/$1"
-  printf '%-34s %7.3fs %8.1f MB/s %8d KB peak RSS %6.2f x floor\n' "$2" "$s" \
-    "$(awk -v b="$BYTES" -v s="$s" 'BEGIN {print b / s / 1e6}')" "$kb" \
-    "$(awk -v f="$(secs validate)" -v s="$s" 'BEGIN {print f / s}')"
+  read -r s c kb <"$TMP/$1"
+  printf '%-34s %7.3fs %10.1f %6.2f %7.2fs %8.2f %10d KB\n' "$2" "$s" \
+    "$(awk -v b="$BYTES" -v s="$s" 'BEGIN {print b / s / 1e6}')" \
+    "$(awk -v f="$(secs validate)" -v s="$s" 'BEGIN {print f / s}')" "$c" \
+    "$(awk -v f="$(cpu validate)" -v c="$c" 'BEGIN {print (c > 0 ? f / c : 0)}')" "$kb"
 }
 line validate "floor: serde_json validate-only"
 line naive "naive: Value + each inner text"
 line verify_1 "verify, 1 thread"
 line verify_2 "verify, 2 threads"
-awk -v one="$(secs verify_1)" -v two="$(secs verify_2)" -v kb="$(cut -d' ' -f2 "$TMP/verify_1")" -v big="$LARGEST" \
+awk -v one="$(secs verify_1)" -v two="$(secs verify_2)" -v kb="$(cut -d' ' -f3 "$TMP/verify_1")" -v big="$LARGEST" \
   'BEGIN {printf "2 threads / 1 thread: %.2fx (target >= 1.8); verify 1 thread peak RSS / largest file: %.1fx\n", one / two, kb * 1024 / big}'
-echo "targets: verify 1 thread >= 0.50 x floor; peak RSS <= 2 x largest file + a constant"
+echo "floor/x: the floor's time over this line's (1.00: as fast as the floor). Targets: verify 1 thread >= 0.50 x floor; peak RSS <= 2 x largest file + a constant"
