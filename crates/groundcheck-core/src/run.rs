@@ -140,3 +140,58 @@ impl Slots {
         Ok(slot)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{verify_runs, Bundle, Policy, Verifier};
+
+    /// Invocations of several files, runs and sessions (some rows without `run_id`), pushed
+    /// in file order.
+    fn invocations() -> Vec<Invocation> {
+        [
+            include_str!("../../../fixtures/01_order_svc_5xx_spike.json"),
+            include_str!("../../../fixtures/14_sessions_without_run_id.json"),
+            include_str!("../../../fixtures/15_two_runs_one_file.json"),
+            include_str!("../../../fixtures/25_near_misses.json"),
+        ]
+        .into_iter()
+        .flat_map(|text| Bundle::parse(text).unwrap().invocations)
+        .collect()
+    }
+
+    #[test]
+    fn verdicts_grouped_as_read_give_the_report_of_the_runs() {
+        let policy = Policy::default();
+        let mut runs = RunSet::default();
+        let (verifier, mut verdicts) = (Verifier::new(&policy), VerdictSet::default());
+        for inv in invocations() {
+            verdicts.push(&inv.run_id, &inv.session_id, verifier.verify(&inv)).unwrap();
+            runs.push(inv).unwrap();
+        }
+        let expected = verify_runs(&runs.into_runs(), &policy);
+        assert!(expected.runs.len() > 3, "several runs, sessions without a run among them");
+        assert_eq!(verdicts.into_report(), expected);
+    }
+
+    #[test]
+    fn both_refuse_the_same_repeated_id() {
+        let policy = Policy::default();
+        let mut all = invocations();
+        let again = all[all.len() / 2].clone();
+        all.push(again);
+        let mut runs = RunSet::default();
+        let (verifier, mut verdicts) = (Verifier::new(&policy), VerdictSet::default());
+        let mut refused = (None, None);
+        for inv in all {
+            if let Err(e) = verdicts.push(&inv.run_id, &inv.session_id, verifier.verify(&inv)) {
+                refused.0.get_or_insert(e);
+            }
+            if let Err(e) = runs.push(inv) {
+                refused.1.get_or_insert(e);
+            }
+        }
+        assert!(refused.0.is_some());
+        assert_eq!(refused.0, refused.1);
+    }
+}
