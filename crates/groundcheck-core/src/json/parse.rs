@@ -499,7 +499,7 @@ impl<'a> Parser<'a> {
 /// JSON held in a JSON string (a bundle's `raw_output_text`) escapes every quote, so runs
 /// are often a few bytes long: the first bytes are looked at eight at a time in a `u64`
 /// (SWAR), and only a longer run pays for the SIMD search of the two bytes plus a
-/// (vectorised) control-character check.
+/// vectorised control-character check.
 fn special_byte(bytes: &[u8]) -> usize {
     const SWAR: usize = 32;
     let mut at = 0;
@@ -518,7 +518,13 @@ fn special_byte(bytes: &[u8]) -> usize {
     }
     let rest = &bytes[at..];
     let stop = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
-    at + rest[..stop].iter().position(|&b| b < 0x20).unwrap_or(stop)
+    let run = &rest[..stop];
+    // Whether the run holds a control character, without stopping early, so it vectorises;
+    // only a run that does (not JSON) is searched byte by byte.
+    if run.iter().fold(0u8, |seen, &b| seen | u8::from(b < 0x20)) == 0 {
+        return at + stop;
+    }
+    at + run.iter().position(|&b| b < 0x20).unwrap_or(stop)
 }
 
 /// A word whose lowest set bit is the high bit of the first byte of `word` (little-endian)
