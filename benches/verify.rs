@@ -709,6 +709,39 @@ fn bench_run(c: &mut Criterion) {
         b.iter(|| verify_run(black_box(&run), &policy))
     });
     group.finish();
+    bench_run_logs(c, &policy);
+}
+
+/// Issue #16's in-process target: `verify_run` of 50 Loki outputs of 64 KiB (lines that are
+/// JSON, so the text is dense with escapes), each with one singular ref, on one thread (a
+/// pool of its own), beside serde_json's validate-only of the same 50 texts.
+fn bench_run_logs(c: &mut Criterion, policy: &Policy) {
+    let docs: Vec<Doc> = (0..50u64).map(|i| Kind::Logs.generate(64 * KIB, 2000 + i)).collect();
+    let invocations = docs
+        .iter()
+        .enumerate()
+        .map(|(i, doc)| invocation(i as i64 + 1, Kind::Logs.tool(), &doc.paths[0].1, &doc.quote, &doc.text))
+        .collect();
+    let run = Run { run_id: Some("run-bench".into()), session_id: Some("sess-bench".into()), invocations };
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    let mut group = c.benchmark_group("run/50x64KB-logs");
+    configure(&mut group, docs.iter().map(|d| d.text.len()).sum());
+    group.bench_function("validate", |b| {
+        b.iter(|| {
+            for doc in &docs {
+                serde_json::from_slice::<IgnoredAny>(black_box(doc.text.as_bytes())).unwrap();
+            }
+        })
+    });
+    let mut unchecked = true;
+    group.bench_function("singular_1_thread", |b| {
+        if std::mem::take(&mut unchecked) {
+            let report = one.install(|| verify_run(&run, policy));
+            assert_eq!(report.summary.supported, 50, "{:?}", report.summary);
+        }
+        b.iter(|| one.install(|| verify_run(black_box(&run), policy)))
+    });
+    group.finish();
 }
 
 /// The last string leaf of at least 8 bytes, in document order: the text a real-file bench

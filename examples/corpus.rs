@@ -4,10 +4,11 @@
 //! exactly, after normalisation, with elisions, or not at all (invented quotes, markers).
 //!
 //! ```sh
-//! cargo run --release --example corpus -- --invocations 200000 --out /tmp/corpus [--seed 7] [--scale 1]
+//! cargo run --release --example corpus -- --invocations 200000 --out /tmp/corpus [--seed 7] [--scale 1] [--per-file 2000]
 //! groundcheck import /tmp/corpus && groundcheck reverify
 //! ```
-//! The same seed gives the same bytes. `--scale` multiplies output sizes (1 ≈ 2 KB median).
+//! The same seed gives the same bytes. `--scale` multiplies output sizes (1 ≈ 2 KB median);
+//! `--per-file` is how many invocations a bundle file holds (a run is never split).
 #![allow(dead_code)] // The integration tests include this file for `bundles`.
 
 use std::fmt::Write;
@@ -222,7 +223,8 @@ pub fn bundles(seed: u64, invocations: u64, first_id: i64, scale: u64, per_file:
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let (mut invocations, mut out, mut seed, mut scale) = (10_000u64, None, 7u64, 1u64);
+    let (mut invocations, mut out, mut seed, mut scale, mut per_file) =
+        (10_000u64, None, 7u64, 1u64, 2_000u64);
     while let Some(flag) = args.next() {
         let value = args.next().unwrap_or_default();
         match flag.as_str() {
@@ -230,12 +232,13 @@ fn main() {
             "--out" => out = Some(std::path::PathBuf::from(value)),
             "--seed" => seed = value.parse().expect("--seed N"),
             "--scale" => scale = value.parse().expect("--scale N"),
+            "--per-file" => per_file = value.parse().expect("--per-file N"),
             other => panic!("unknown flag {other}; see the file's doc comment"),
         }
     }
     let out = out.expect("--out DIR is required");
     std::fs::create_dir_all(&out).expect("the output folder can be created");
-    let files = bundles(seed, invocations, 1, scale, 2_000);
+    let files = bundles(seed, invocations, 1, scale, per_file);
     let mut bytes = 0;
     for (i, text) in files.iter().enumerate() {
         bytes += text.len();

@@ -7,10 +7,11 @@
 
 use std::path::{Path, PathBuf};
 
-use groundcheck_core::{Bundle, Run, RunSet};
+use groundcheck_core::{Bundle, Policy, Report, Run, RunSet, Verdict, VerdictSet, Verifier};
 use rayon::prelude::*;
 
 use crate::failure::{display, Failure};
+use crate::raw_outputs::{self, Template};
 
 /// The bundle files the PATH arguments name, and what a person should know about them.
 #[derive(Debug, Default)]
@@ -18,17 +19,6 @@ pub struct Inputs {
     /// Every bundle file, in argument order, each folder's in name order.
     pub files: Vec<PathBuf>,
     /// One line per folder whose subfolders were not read, starting with the folder's path.
-    pub notes: Vec<String>,
-}
-
-/// Runs read from bundle files, with how many files they came from.
-#[derive(Debug)]
-pub struct Loaded {
-    /// The runs, merged across files.
-    pub runs: Vec<Run>,
-    /// How many bundle files were read.
-    pub files: usize,
-    /// See [`Inputs::notes`].
     pub notes: Vec<String>,
 }
 
@@ -60,12 +50,22 @@ pub fn inputs(paths: &[PathBuf]) -> Result<Inputs, Failure> {
     Ok(inputs)
 }
 
-/// Reads every bundle the PATH arguments name (see [`inputs`]) and merges them into runs. The
-/// first problem, in that order, stops everything.
-///
-/// Files are read and parsed in parallel (bundles are mostly raw-output text, and parsing
-/// them dominated `verify` on one thread); they are merged in order, so the runs and the
-/// error reported are the same with any number of threads.
+/// Runs read from bundle files, with how many files they came from: what the `html` page
+/// needs, since it shows the raw outputs (every other format verifies file by file, see
+/// [`verify_files`]).
+#[derive(Debug)]
+pub struct Loaded {
+    /// The runs, merged across files.
+    pub runs: Vec<Run>,
+    /// How many bundle files were read.
+    pub files: usize,
+    /// See [`Inputs::notes`].
+    pub notes: Vec<String>,
+}
+
+/// Reads every bundle the PATH arguments name (see [`inputs`]) and merges them into runs,
+/// keeping every raw output. Files are parsed in parallel and merged in order, so the runs
+/// and the first problem reported are those of [`verify_files`], with any number of threads.
 pub fn load_runs(paths: &[PathBuf]) -> Result<Loaded, Failure> {
     let Inputs { files, notes } = inputs(paths)?;
     let bundles: Vec<Result<Bundle, Failure>> = files.par_iter().map(|file| read_bundle(file)).collect();
@@ -77,6 +77,68 @@ pub fn load_runs(paths: &[PathBuf]) -> Result<Loaded, Failure> {
         }
     }
     Ok(Loaded { runs: runs.into_runs(), files: files.len(), notes })
+}
+
+/// A report of the bundles the PATH arguments name, with how many files it came from.
+#[derive(Debug)]
+pub struct Verified {
+    /// The report: the same as [`verify_runs`](groundcheck_core::verify_runs) of every
+    /// bundle's invocations merged into runs by a [`RunSet`](groundcheck_core::RunSet).
+    pub report: Report,
+    /// How many bundle files were read.
+    pub files: usize,
+    /// See [`Inputs::notes`].
+    pub notes: Vec<String>,
+}
+
+/// Reads every bundle the PATH arguments name (see [`inputs`]) and verifies it, one file at a
+/// time: each file is read, parsed and its invocations verified (raw outputs looked up first
+/// with `template`) before the thread reads another, and each raw output is dropped once
+/// verified. So memory holds one file and its bundle per thread plus the verdicts, never
+/// every raw output of the folder (they are most of its bytes; holding them all made peak
+/// RSS 23x the largest file). Files are merged in order, so the runs, the verdicts and the
+/// first problem reported (a bad file, an `id` repeated in a run) are the same with any
+/// number of threads.
+pub fn verify_files(
+    paths: &[PathBuf],
+    policy: &Policy,
+    template: Option<&Template>,
+) -> Result<Verified, Failure> {
+    let Inputs { files, notes } = inputs(paths)?;
+    let verifier = Verifier::new(policy);
+    let verify_file = |file: &PathBuf| -> Result<Vec<Checked>, Failure> {
+        let bundle = read_bundle(file)?;
+        let mut file_run = [Run { invocations: bundle.invocations, ..Run::default() }];
+        if let Some(template) = template {
+            raw_outputs::attach(template, &mut file_run, policy.limits.max_output_bytes);
+        }
+        let [Run { invocations, .. }] = file_run;
+        Ok(invocations
+            .into_par_iter()
+            .map(|inv| Checked {
+                verdict: verifier.verify(&inv),
+                run_id: inv.run_id,
+                session_id: inv.session_id,
+            })
+            .collect())
+    };
+    let checked: Vec<Result<Vec<Checked>, Failure>> = files.par_iter().map(verify_file).collect();
+    let mut verdicts = VerdictSet::default();
+    for (file, checked) in files.iter().zip(checked) {
+        for (i, c) in checked?.into_iter().enumerate() {
+            verdicts
+                .push(&c.run_id, &c.session_id, c.verdict)
+                .map_err(|e| Failure::input(format!("{}: $.invocations[{i}].id: {e}", display(file))))?;
+        }
+    }
+    Ok(Verified { report: verdicts.into_report(), files: files.len(), notes })
+}
+
+/// One invocation's verdict and the keys of its run, its raw output already dropped.
+struct Checked {
+    verdict: Verdict,
+    run_id: Option<String>,
+    session_id: Option<String>,
 }
 
 /// Reads and parses one bundle file (or standard input for `-`).

@@ -24,17 +24,25 @@ pub struct VerifyArgs<'a> {
 }
 
 /// Verifies every bundle the PATHs name and prints the report; the exit code is `--fail-on`'s.
+///
+/// One file at a time, so memory holds no more than a file per thread — except for the
+/// `html` page, which shows the raw outputs and so keeps every run it shows.
 pub fn verify(args: VerifyArgs<'_>, out: &mut Output) -> Result<u8, Failure> {
-    let mut loaded = load::load_runs(args.paths)?;
-    if let Some(template) = &args.raw_outputs {
-        raw_outputs::attach(template, &mut loaded.runs, args.policy.limits.max_output_bytes);
-    }
-    let report = verify_runs(&loaded.runs, &args.policy);
+    let (report, runs, files, notes) = if args.format == Format::Html {
+        let mut loaded = load::load_runs(args.paths)?;
+        if let Some(template) = &args.raw_outputs {
+            raw_outputs::attach(template, &mut loaded.runs, args.policy.limits.max_output_bytes);
+        }
+        (verify_runs(&loaded.runs, &args.policy), loaded.runs, loaded.files, loaded.notes)
+    } else {
+        let verified = load::verify_files(args.paths, &args.policy, args.raw_outputs.as_ref())?;
+        (verified.report, Vec::new(), verified.files, verified.notes)
+    };
     if !args.otel.as_ref().is_some_and(Sink::takes_stdout) {
-        let made = Made { runs: &loaded.runs, policy: &args.policy, files: Some(loaded.files) };
+        let made = Made { runs: &runs, policy: &args.policy, files: Some(files) };
         write_report(&report, args.format, &made, &mut out.head)?;
     }
-    out.notes.extend(loaded.notes);
+    out.notes.extend(notes);
     if let Some(mut otel) = args.otel {
         otel.runs(&report.runs);
         otel.finish(out)?;

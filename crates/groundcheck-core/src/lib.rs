@@ -92,9 +92,9 @@ pub use crate::report::{
     SCHEMA,
 };
 pub use crate::resolve::{resolve, ResolveError, ResolvedNode};
-pub use crate::run::{DuplicateId, Run, RunSet};
+pub use crate::run::{DuplicateId, Run, RunSet, VerdictSet};
 pub use crate::score::{Score, ScoreError};
-pub use crate::verify::{verify_invocation, verify_invocation_general, verify_run, verify_runs};
+pub use crate::verify::{verify_invocation, verify_invocation_general, verify_run, verify_runs, Verifier};
 
 #[cfg(test)]
 mod tests {

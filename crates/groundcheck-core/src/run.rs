@@ -3,6 +3,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::invocation::Invocation;
+use crate::report::{Report, RunReport, Summary, Verdict};
 
 /// The invocations of one diagnosis run (or, for rows without `run_id`, of one session).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -36,29 +37,20 @@ enum RunKey {
 #[derive(Debug, Default)]
 pub struct RunSet {
     runs: Vec<Run>,
-    index: HashMap<RunKey, usize>,
-    ids: Vec<HashSet<i64>>,
+    slots: Slots,
 }
 
 impl RunSet {
     /// Adds one invocation to its run.
     pub fn push(&mut self, invocation: Invocation) -> Result<(), DuplicateId> {
-        let key = match &invocation.run_id {
-            Some(run) => RunKey::Run(run.clone()),
-            None => RunKey::Session(invocation.session_id.clone()),
-        };
-        let slot = *self.index.entry(key).or_insert_with(|| {
-            self.runs.push(Run {
-                run_id: invocation.run_id.clone(),
-                session_id: invocation.session_id.clone(),
-                invocations: Vec::new(),
-            });
-            self.ids.push(HashSet::new());
-            self.runs.len() - 1
-        });
-        if !self.ids[slot].insert(invocation.id) {
-            return Err(DuplicateId { id: invocation.id, run: invocation.run_id });
-        }
+        let slot =
+            self.slots.slot(&invocation.run_id, &invocation.session_id, invocation.id, |run, session| {
+                self.runs.push(Run {
+                    run_id: run.clone(),
+                    session_id: session.clone(),
+                    invocations: Vec::new(),
+                })
+            })?;
         self.runs[slot].invocations.push(invocation);
         Ok(())
     }
@@ -70,5 +62,136 @@ impl RunSet {
             run.invocations.sort_by_key(|i| i.id);
         }
         runs
+    }
+}
+
+/// Verdicts grouped into runs exactly as [`RunSet`] groups their invocations, for a caller
+/// that verifies each invocation as it reads it ([`Verifier`](crate::Verifier)) and drops its
+/// raw output at once, instead of holding every raw output until [`verify_runs`](crate::verify_runs).
+/// Pushed in the same order, it gives the same report, byte for byte.
+#[derive(Debug, Default)]
+pub struct VerdictSet {
+    runs: Vec<RunReport>,
+    slots: Slots,
+}
+
+impl VerdictSet {
+    /// Adds the verdict of an invocation of run `run_id` (or, without one, of session
+    /// `session_id`).
+    pub fn push(
+        &mut self,
+        run_id: &Option<String>,
+        session_id: &Option<String>,
+        verdict: Verdict,
+    ) -> Result<(), DuplicateId> {
+        let slot = self.slots.slot(run_id, session_id, verdict.id, |run, session| {
+            self.runs.push(RunReport {
+                run_id: run.clone(),
+                session_id: session.clone(),
+                summary: Summary::default(),
+                invocations: Vec::new(),
+            })
+        })?;
+        self.runs[slot].invocations.push(verdict);
+        Ok(())
+    }
+
+    /// The report: runs in order of first appearance, verdicts by `id`.
+    pub fn into_report(self) -> Report {
+        let mut runs = self.runs;
+        for run in &mut runs {
+            run.invocations.sort_by_key(|v| v.id);
+            run.summary = Summary::of(&run.invocations);
+        }
+        Report::new(runs)
+    }
+}
+
+/// Which run each (run, session) key is, and the ids each run has seen.
+#[derive(Debug, Default)]
+struct Slots {
+    index: HashMap<RunKey, usize>,
+    ids: Vec<HashSet<i64>>,
+}
+
+impl Slots {
+    /// The index of the run of (`run`, `session`), after `new_run` made it if it is new;
+    /// refuses `id` if that run has it already.
+    fn slot(
+        &mut self,
+        run: &Option<String>,
+        session: &Option<String>,
+        id: i64,
+        new_run: impl FnOnce(&Option<String>, &Option<String>),
+    ) -> Result<usize, DuplicateId> {
+        let key = match run {
+            Some(run) => RunKey::Run(run.clone()),
+            None => RunKey::Session(session.clone()),
+        };
+        let next = self.ids.len();
+        let slot = *self.index.entry(key).or_insert(next);
+        if slot == next {
+            new_run(run, session);
+            self.ids.push(HashSet::new());
+        }
+        if !self.ids[slot].insert(id) {
+            return Err(DuplicateId { id, run: run.clone() });
+        }
+        Ok(slot)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{verify_runs, Bundle, Policy, Verifier};
+
+    /// Invocations of several files, runs and sessions (some rows without `run_id`), pushed
+    /// in file order.
+    fn invocations() -> Vec<Invocation> {
+        [
+            include_str!("../../../fixtures/01_order_svc_5xx_spike.json"),
+            include_str!("../../../fixtures/14_sessions_without_run_id.json"),
+            include_str!("../../../fixtures/15_two_runs_one_file.json"),
+            include_str!("../../../fixtures/25_near_misses.json"),
+        ]
+        .into_iter()
+        .flat_map(|text| Bundle::parse(text).unwrap().invocations)
+        .collect()
+    }
+
+    #[test]
+    fn verdicts_grouped_as_read_give_the_report_of_the_runs() {
+        let policy = Policy::default();
+        let mut runs = RunSet::default();
+        let (verifier, mut verdicts) = (Verifier::new(&policy), VerdictSet::default());
+        for inv in invocations() {
+            verdicts.push(&inv.run_id, &inv.session_id, verifier.verify(&inv)).unwrap();
+            runs.push(inv).unwrap();
+        }
+        let expected = verify_runs(&runs.into_runs(), &policy);
+        assert!(expected.runs.len() > 3, "several runs, sessions without a run among them");
+        assert_eq!(verdicts.into_report(), expected);
+    }
+
+    #[test]
+    fn both_refuse_the_same_repeated_id() {
+        let policy = Policy::default();
+        let mut all = invocations();
+        let again = all[all.len() / 2].clone();
+        all.push(again);
+        let mut runs = RunSet::default();
+        let (verifier, mut verdicts) = (Verifier::new(&policy), VerdictSet::default());
+        let mut refused = (None, None);
+        for inv in all {
+            if let Err(e) = verdicts.push(&inv.run_id, &inv.session_id, verifier.verify(&inv)) {
+                refused.0.get_or_insert(e);
+            }
+            if let Err(e) = runs.push(inv) {
+                refused.1.get_or_insert(e);
+            }
+        }
+        assert!(refused.0.is_some());
+        assert_eq!(refused.0, refused.1);
     }
 }

@@ -48,6 +48,27 @@ pub fn verify_runs(runs: &[Run], policy: &Policy) -> Report {
     Report::new(runs.par_iter().map(|run| verify_run_with(run, policy, &cache)).collect())
 }
 
+/// Verifies invocations one at a time, as a caller reads them, sharing compiled paths across
+/// every call (and threads): a reader that cannot hold every raw output until
+/// [`verify_runs`] verifies each invocation, drops its raw output, and groups the verdicts
+/// with [`VerdictSet`](crate::VerdictSet). Each verdict is [`verify_invocation`]'s.
+pub struct Verifier<'p> {
+    policy: &'p Policy,
+    cache: PathCache,
+}
+
+impl<'p> Verifier<'p> {
+    /// A verifier under `policy`, with no path compiled yet.
+    pub fn new(policy: &'p Policy) -> Verifier<'p> {
+        Verifier { policy, cache: PathCache::default() }
+    }
+
+    /// The verdict of one invocation.
+    pub fn verify(&self, invocation: &Invocation) -> Verdict {
+        verify_with(invocation, self.policy, &self.cache, true)
+    }
+}
+
 fn verify_run_with(run: &Run, policy: &Policy, cache: &PathCache) -> RunReport {
     let mut verdicts: Vec<Verdict> =
         run.invocations.par_iter().map(|inv| verify_with(inv, policy, cache, true)).collect();

@@ -40,7 +40,7 @@ pub(crate) fn locate(
 ) -> Result<Vec<Option<Range<usize>>>, JsonError> {
     assert!(paths.len() <= MAX_PATHS, "callers split larger sets");
     let mut spans: Vec<Option<Range<usize>>> = vec![None; paths.len()];
-    let mut p = Parser { text, bytes: text.as_bytes(), pos: 0 };
+    let mut p = Parser::new(text);
     if text.starts_with('\u{feff}') {
         return Err(p.error(JsonErrorKind::ByteOrderMark));
     }

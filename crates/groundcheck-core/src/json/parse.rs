@@ -72,11 +72,14 @@ pub(super) struct Parser<'a> {
     pub(super) text: &'a str,
     pub(super) bytes: &'a [u8],
     pub(super) pos: usize,
+    /// Where strings are decoded before being copied out at their exact size: reused, so a
+    /// long string never grows (and copies) its buffer step by step.
+    scratch: String,
 }
 
 /// Parses `text`; nesting beyond `max_depth` is a [`JsonErrorKind::TooDeep`] error.
 pub(crate) fn parse_with_depth_limit(text: &str, max_depth: usize) -> Result<Json, JsonError> {
-    let mut parser = Parser { text, bytes: text.as_bytes(), pos: 0 };
+    let mut parser = Parser::new(text);
     if text.starts_with('\u{feff}') {
         return Err(JsonError::at(text, 0, JsonErrorKind::ByteOrderMark));
     }
@@ -95,6 +98,10 @@ pub(crate) fn parse_with_depth_limit(text: &str, max_depth: usize) -> Result<Jso
 }
 
 impl<'a> Parser<'a> {
+    pub(super) fn new(text: &'a str) -> Parser<'a> {
+        Parser { text, bytes: text.as_bytes(), pos: 0, scratch: String::new() }
+    }
+
     fn run(&mut self, stack: &mut Vec<Frame>, max_depth: usize) -> Result<(Node, usize), JsonError> {
         let mut max_seen = 0;
         'value: loop {
@@ -127,7 +134,7 @@ impl<'a> Parser<'a> {
                         continue 'value;
                     }
                 }
-                Some(b'"') => Node::String(self.string()?.into()),
+                Some(b'"') => Node::String(self.string()?),
                 Some(b't') => self.literal("true", Node::Bool(true))?,
                 Some(b'f') => self.literal("false", Node::Bool(false))?,
                 Some(b'n') => self.literal("null", Node::Null)?,
@@ -215,7 +222,7 @@ impl<'a> Parser<'a> {
             return Err(self.unexpected_or_end());
         }
         self.pos += 1;
-        Ok(name.into())
+        Ok(name)
     }
 
     /// Like [`Parser::member_name`], borrowing the name from the text when it has no escapes.
@@ -231,7 +238,7 @@ impl<'a> Parser<'a> {
             self.pos = start;
             let decoded = self.string()?;
             debug_assert_eq!(self.pos, end);
-            std::borrow::Cow::Owned(decoded)
+            std::borrow::Cow::Owned(decoded.into_string())
         } else {
             std::borrow::Cow::Borrowed(raw)
         };
@@ -386,21 +393,23 @@ impl<'a> Parser<'a> {
     }
 
     /// A string starting at the opening quote; returns the decoded value.
-    pub(super) fn string(&mut self) -> Result<String, JsonError> {
-        let mut out = String::new();
-        self.scan_string(Some(&mut out))?;
-        Ok(out)
+    pub(super) fn string(&mut self) -> Result<Box<str>, JsonError> {
+        let mut out = std::mem::take(&mut self.scratch);
+        out.clear();
+        let scanned = self.scan_string(Some(&mut out));
+        let decoded = scanned.map(|()| Box::from(out.as_str()));
+        self.scratch = out;
+        decoded
     }
 
-    /// A string starting at the opening quote, validated but not decoded (no allocation for
-    /// strings without escapes): what the locator does with values it does not need.
+    /// A string starting at the opening quote, validated but not decoded (nothing allocated):
+    /// what the locator does with values it does not need.
     pub(super) fn skip_string(&mut self) -> Result<(), JsonError> {
         self.scan_string(None)
     }
 
     fn scan_string(&mut self, mut out: Option<&mut String>) -> Result<(), JsonError> {
         self.pos += 1;
-        let mut scratch = String::new();
         loop {
             let run_start = self.pos;
             self.pos += special_byte(&self.bytes[self.pos..]);
@@ -413,19 +422,19 @@ impl<'a> Parser<'a> {
                     self.pos += 1;
                     return Ok(());
                 }
-                Some(b'\\') => match out.as_deref_mut() {
-                    Some(out) => self.escape(out)?,
-                    None => {
-                        scratch.clear();
-                        self.escape(&mut scratch)?;
+                Some(b'\\') => {
+                    let c = self.escape()?;
+                    if let Some(out) = out.as_deref_mut() {
+                        out.push(c);
                     }
-                },
+                }
                 Some(_) => return Err(self.error(JsonErrorKind::ControlCharacter)),
             }
         }
     }
 
-    fn escape(&mut self, out: &mut String) -> Result<(), JsonError> {
+    /// The character an escape (at its backslash) stands for.
+    fn escape(&mut self) -> Result<char, JsonError> {
         let at = self.pos;
         self.pos += 1;
         let Some(c) = self.peek() else {
@@ -467,8 +476,7 @@ impl<'a> Parser<'a> {
             }
             _ => return Err(JsonError::at(self.text, at, JsonErrorKind::InvalidEscape)),
         };
-        out.push(simple);
-        Ok(())
+        Ok(simple)
     }
 
     fn hex4(&mut self, escape_at: usize) -> Result<u32, JsonError> {
@@ -489,18 +497,48 @@ impl<'a> Parser<'a> {
 /// control character, which JSON forbids inside strings — or `bytes.len()`.
 ///
 /// JSON held in a JSON string (a bundle's `raw_output_text`) escapes every quote, so runs
-/// are often a few bytes long: the first bytes are looked at one by one, and only a longer
-/// run pays for the SIMD search of the two bytes plus a (vectorised) control-character check.
+/// are often a few bytes long: the first bytes are looked at eight at a time in a `u64`
+/// (SWAR), and only a longer run pays for the SIMD search of the two bytes plus a
+/// vectorised control-character check.
 fn special_byte(bytes: &[u8]) -> usize {
-    const SCALAR: usize = 16;
-    let special = |b: u8| b == b'"' || b == b'\\' || b < 0x20;
-    let head = bytes.len().min(SCALAR);
-    if let Some(i) = bytes[..head].iter().position(|&b| special(b)) {
-        return i;
+    const SWAR: usize = 32;
+    let mut at = 0;
+    while at < SWAR {
+        let Some(chunk) = bytes.get(at..at + 8) else {
+            let tail = &bytes[at..];
+            return at + tail.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(tail.len());
+        };
+        let mut word = [0; 8];
+        word.copy_from_slice(chunk);
+        let found = special_in(u64::from_le_bytes(word));
+        if found != 0 {
+            return at + (found.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
     }
-    let rest = &bytes[head..];
+    let rest = &bytes[at..];
     let stop = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
-    head + rest[..stop].iter().position(|&b| b < 0x20).unwrap_or(stop)
+    let run = &rest[..stop];
+    // Whether the run holds a control character, without stopping early, so it vectorises;
+    // only a run that does (not JSON) is searched byte by byte.
+    if run.iter().fold(0u8, |seen, &b| seen | u8::from(b < 0x20)) == 0 {
+        return at + stop;
+    }
+    at + run.iter().position(|&b| b < 0x20).unwrap_or(stop)
+}
+
+/// A word whose lowest set bit is the high bit of the first byte of `word` (little-endian)
+/// that is `"`, `\\` or below 0x20; zero when there is none. Bits above it may be set
+/// spuriously (a borrow out of the matching byte), never below it, so only the lowest bit is
+/// meaningful.
+fn special_in(word: u64) -> u64 {
+    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_le_bytes([0x80; 8]);
+    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    let quote = zero_byte(word ^ (ONES * u64::from(b'"')));
+    let backslash = zero_byte(word ^ (ONES * u64::from(b'\\')));
+    let control = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
+    quote | backslash | control
 }
 
 /// Applies §3.5's rule for repeated keys: the last value, at the first position.
@@ -538,6 +576,28 @@ mod tests {
 
     fn kind(text: &str) -> JsonErrorKind {
         Json::parse(text).unwrap_err().kind
+    }
+
+    #[test]
+    fn special_byte_finds_the_first_quote_backslash_or_control_character() {
+        let plain = |b: u8| b != b'"' && b != b'\\' && b >= 0x20;
+        for len in 0..80 {
+            for at in 0..=len {
+                for special in [b'"', b'\\', 0x00, 0x1f, b'"'] {
+                    // Bytes around each special one that a borrow could confuse: 0x21, 0x5d, 0x20, 0xff.
+                    let mut bytes: Vec<u8> =
+                        (0..len).map(|i| [b'a', 0x21, 0x5d, 0x20, 0xff, b'#'][i % 6]).collect();
+                    if at < len {
+                        bytes[at] = special;
+                        if at + 1 < len {
+                            bytes[at + 1] = b'"';
+                        }
+                    }
+                    let expected = bytes.iter().position(|&b| !plain(b)).unwrap_or(len);
+                    assert_eq!(special_byte(&bytes), expected, "{bytes:?}");
+                }
+            }
+        }
     }
 
     #[test]
