@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 
 use groundcheck_core::{verify_runs, Policy, Run, RunReport};
-use groundcheck_store::{into_run, Checkpoint, JobProgress, RunKey, Store, StoredRow, Window};
+use groundcheck_store::{into_run, Checkpoint, JobProgress, RunKey, Store, StoredRow, Window, MAX_KEYS};
 use tokio::sync::{mpsc, watch};
 
 use crate::database;
@@ -169,19 +169,31 @@ fn count(tally: &mut Tally, batch: &Verified) -> Result<(), Failure> {
 
 /// Reads the job's runs in order and sends them in batches of about `batch_rows` rows, until
 /// the last run or a stop request. `Ok(true)`: every run was sent.
+///
+/// Runs are read a list at a time, two queries per list ([`Store::read_keys`]): per run, the
+/// round trips cost more than the rows. A list holds about as many runs as fill the batch,
+/// judged by the runs read so far, so memory stays within about two batches.
 async fn read(job: &Job<'_>, tx: mpsc::Sender<Result<Batch, Failure>>) -> Result<bool, Failure> {
     let mut batch = Batch { runs: Vec::new(), previous: HashMap::new(), rows: 0 };
-    for key in &job.keys {
+    let (mut keys, mut keys_read, mut rows_read) = (job.keys.as_slice(), 0usize, 0usize);
+    while !keys.is_empty() {
         if *job.stop.borrow() {
             return Ok(false); // the writer commits nothing more either
         }
+        let wanted = job.batch_rows.saturating_sub(batch.rows).max(1);
+        let n = match keys_read {
+            0 => 1,
+            _ => (wanted * keys_read).div_ceil(rows_read.max(1)),
+        };
+        let (list, rest) = keys.split_at(n.clamp(1, MAX_KEYS).min(keys.len()));
+        keys = rest;
+        // Two connections at once: the verdicts are read while the rows are decoded.
         let read = async {
-            let mut rows = job.store.read_key(key, &job.window).await?;
-            if !job.tools.is_empty() {
-                rows.retain(|r| job.tools.contains(&r.tool_name));
-            }
-            let previous = job.store.read_key_verdicts(&job.baseline, key).await?;
-            Ok::<_, groundcheck_store::StoreError>((rows, previous))
+            let (rows, previous) = tokio::join!(
+                job.store.read_keys(list, &job.window),
+                job.store.read_keys_verdicts(&job.baseline, list)
+            );
+            Ok::<_, groundcheck_store::StoreError>((rows?, previous?))
         };
         let (rows, previous) = match read.await {
             Ok(found) => found,
@@ -191,18 +203,28 @@ async fn read(job: &Job<'_>, tx: mpsc::Sender<Result<Batch, Failure>>) -> Result
                 return Err(failure);
             }
         };
-        batch.rows += rows.len();
-        batch.previous.extend(
-            previous
-                .into_iter()
-                .map(|s| (s.verdict.id, Outcome { status: s.verdict.status, reason: s.verdict.reason })),
-        );
-        batch.runs.push((key.clone(), rows));
-        if batch.rows >= job.batch_rows {
-            let full =
-                std::mem::replace(&mut batch, Batch { runs: Vec::new(), previous: HashMap::new(), rows: 0 });
-            if tx.send(Ok(full)).await.is_err() {
-                return Ok(false); // the writer stopped; its error is the one reported
+        let mut previous: HashMap<i64, Outcome> = previous
+            .into_iter()
+            .map(|s| (s.verdict.id, Outcome { status: s.verdict.status, reason: s.verdict.reason }))
+            .collect();
+        keys_read += list.len();
+        for (key, mut rows) in list.iter().zip(rows) {
+            rows_read += rows.len();
+            if !job.tools.is_empty() {
+                rows.retain(|r| job.tools.contains(&r.tool_name));
+            }
+            batch.rows += rows.len();
+            // A list may end in the next batch: each batch takes the stored verdicts of its rows.
+            batch.previous.extend(rows.iter().filter_map(|r| previous.remove_entry(&r.id)));
+            batch.runs.push((key.clone(), rows));
+            if batch.rows >= job.batch_rows {
+                let full = std::mem::replace(
+                    &mut batch,
+                    Batch { runs: Vec::new(), previous: HashMap::new(), rows: 0 },
+                );
+                if tx.send(Ok(full)).await.is_err() {
+                    return Ok(false); // the writer stopped; its error is the one reported
+                }
             }
         }
     }

@@ -31,6 +31,15 @@ pub(crate) struct Dialect {
     /// Which policies have stored verdicts, to compare with.
     pub(crate) policy_is_stored: &'static str,
     pub(crate) stored_policies: &'static str,
+    /// The rows of a list of runs / run-less sessions: the window binds first
+    /// (`since, since, until, until`), then the list, appended as `(…)` by [`Dialect::list`].
+    pub(crate) select_runs_in: &'static str,
+    pub(crate) select_sessions_in: &'static str,
+    /// The stored verdicts of a list of runs / sessions: the policy, then the list.
+    pub(crate) select_verdicts_runs_in: &'static str,
+    pub(crate) select_verdicts_sessions_in: &'static str,
+    /// `$n` placeholders (PostgreSQL) rather than `?`.
+    pub(crate) numbered: bool,
 }
 
 macro_rules! sqlite_select {
@@ -135,6 +144,17 @@ pub(crate) const SQLITE: Dialect = Dialect {
     // Both use the `(policy, run_id, invocation_id)` index.
     policy_is_stored: "SELECT 1 FROM evidence_verification WHERE policy = ? LIMIT 1",
     stored_policies: "SELECT DISTINCT policy FROM evidence_verification ORDER BY policy",
+    select_runs_in: sqlite_select!("(? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?) AND t.run_id IN "),
+    select_sessions_in: sqlite_select!("(? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?) AND t.run_id IS NULL AND t.session_id IN "),
+    select_verdicts_runs_in: "SELECT v.invocation_id, v.run_id, t.tool_name, v.status, v.reason, v.claimed_status, \
+        v.claim_agrees, v.source, CAST(v.refs AS TEXT), CAST(v.warnings AS TEXT), v.engine_version \
+        FROM tool_invocation t CROSS JOIN evidence_verification v ON v.invocation_id = t.id AND v.policy = ? \
+        WHERE t.run_id IN ",
+    select_verdicts_sessions_in: "SELECT v.invocation_id, v.run_id, t.tool_name, v.status, v.reason, v.claimed_status, \
+        v.claim_agrees, v.source, CAST(v.refs AS TEXT), CAST(v.warnings AS TEXT), v.engine_version \
+        FROM tool_invocation t CROSS JOIN evidence_verification v ON v.invocation_id = t.id AND v.policy = ? \
+        WHERE t.run_id IS NULL AND t.session_id IN ",
+    numbered: false,
 };
 
 pub(crate) const MYSQL: Dialect = Dialect {
@@ -171,6 +191,17 @@ pub(crate) const MYSQL: Dialect = Dialect {
     select_checkpoint_totals: SQLITE.select_checkpoint_totals,
     policy_is_stored: SQLITE.policy_is_stored,
     stored_policies: SQLITE.stored_policies,
+    select_runs_in: mysql_select!("(? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?) AND t.run_id IN "),
+    select_sessions_in: mysql_select!("(? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?) AND t.run_id IS NULL AND t.session_id IN "),
+    select_verdicts_runs_in: "SELECT v.invocation_id, v.run_id, t.tool_name, v.status, v.reason, v.claimed_status, \
+        v.claim_agrees, v.source, v.refs, v.warnings, v.engine_version \
+        FROM tool_invocation t STRAIGHT_JOIN evidence_verification v ON v.invocation_id = t.id AND v.policy = ? \
+        WHERE t.run_id IN ",
+    select_verdicts_sessions_in: "SELECT v.invocation_id, v.run_id, t.tool_name, v.status, v.reason, v.claimed_status, \
+        v.claim_agrees, v.source, v.refs, v.warnings, v.engine_version \
+        FROM tool_invocation t STRAIGHT_JOIN evidence_verification v ON v.invocation_id = t.id AND v.policy = ? \
+        WHERE t.run_id IS NULL AND t.session_id IN ",
+    numbered: false,
 };
 
 pub(crate) const POSTGRES: Dialect = Dialect {
@@ -208,4 +239,20 @@ pub(crate) const POSTGRES: Dialect = Dialect {
     select_checkpoint_totals: "SELECT convert_to(totals, 'UTF8') FROM reverify_checkpoint WHERE job = $1",
     policy_is_stored: "SELECT 1 FROM evidence_verification WHERE policy = $1 LIMIT 1",
     stored_policies: "SELECT DISTINCT convert_to(policy, 'UTF8') FROM evidence_verification ORDER BY 1",
+    select_runs_in: postgres_select!("(CAST($1 AS TIMESTAMP) IS NULL OR t.created_at >= CAST($2 AS TIMESTAMP)) AND (CAST($3 AS TIMESTAMP) IS NULL OR t.created_at < CAST($4 AS TIMESTAMP)) AND t.run_id IN "),
+    select_sessions_in: postgres_select!("(CAST($1 AS TIMESTAMP) IS NULL OR t.created_at >= CAST($2 AS TIMESTAMP)) AND (CAST($3 AS TIMESTAMP) IS NULL OR t.created_at < CAST($4 AS TIMESTAMP)) AND t.run_id IS NULL AND t.session_id IN "),
+    select_verdicts_runs_in: concat!(postgres_verdict_columns!(), " WHERE t.run_id IN "),
+    select_verdicts_sessions_in: concat!(postgres_verdict_columns!(), " WHERE t.run_id IS NULL AND t.session_id IN "),
+    numbered: true,
 };
+
+impl Dialect {
+    /// `(p, p, …)`: `n` placeholders, numbered from `first` where the engine numbers them.
+    pub(crate) fn list(&self, first: usize, n: usize) -> String {
+        let each: Vec<String> = match self.numbered {
+            true => (first..first + n).map(|i| format!("${i}")).collect(),
+            false => vec!["?".to_string(); n],
+        };
+        format!("({})", each.join(", "))
+    }
+}

@@ -47,6 +47,7 @@ macro_rules! with_pool {
         }
     };
 }
+pub(crate) use with_pool;
 
 /// A stored verdict read back: the verdict and what produced it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -278,25 +279,7 @@ impl Store {
             let rows = sqlx::query(statement).bind(policy).bind(id.as_str()).fetch_all(pool).await;
             let rows = rows.map_err(|e| self.error(action(), e))?;
             rows.iter()
-                .map(|row| -> Result<StoredVerdict, String> {
-                    let text = |i: usize| -> Result<Option<String>, String> {
-                        let bytes: Option<Vec<u8>> = row.try_get(i).map_err(|e| e.to_string())?;
-                        Ok(bytes.map(|b| String::from_utf8_lossy(&b).into_owned()))
-                    };
-                    let required = |i: usize| text(i)?.ok_or_else(|| format!("column {i} is NULL"));
-                    let verdict = Verdict {
-                        id: row.try_get(0).map_err(|e| e.to_string())?,
-                        tool_name: required(2)?,
-                        status: required(3)?.parse::<Status>().map_err(|e| e.to_string())?,
-                        reason: required(4)?.parse::<Reason>().map_err(|e| e.to_string())?,
-                        claimed_status: text(5)?,
-                        claim_agrees: row.try_get(6).map_err(|e| e.to_string())?,
-                        source: required(7)?.parse::<Source>().map_err(|e| e.to_string())?,
-                        refs: serde_json::from_str::<Vec<RefReport>>(&required(8)?).map_err(|e| e.to_string())?,
-                        warnings: serde_json::from_str::<Vec<Warning>>(&required(9)?).map_err(|e| e.to_string())?,
-                    };
-                    Ok(StoredVerdict { run_id: text(1)?, verdict, engine_version: required(10)? })
-                })
+                .map(decode_verdict)
                 .collect::<Result<_, String>>()
                 .map_err(|e| StoreError::new(ErrorKind::Other, &self.url, action(), e))
         })
@@ -376,7 +359,7 @@ impl Store {
         })
     }
 
-    fn error(&self, action: impl Into<String>, err: sqlx::Error) -> StoreError {
+    pub(crate) fn error(&self, action: impl Into<String>, err: sqlx::Error) -> StoreError {
         StoreError::query(&self.url, action, &err)
     }
 
@@ -395,6 +378,34 @@ impl Store {
         }
         error
     }
+}
+
+/// Decodes a row selected with a dialect's verdict columns, in their order.
+pub(crate) fn decode_verdict<R>(row: &R) -> Result<StoredVerdict, String>
+where
+    R: Row,
+    usize: sqlx::ColumnIndex<R>,
+    for<'r> i64: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    for<'r> bool: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    for<'r> Vec<u8>: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+{
+    let text = |i: usize| -> Result<Option<String>, String> {
+        let bytes: Option<Vec<u8>> = row.try_get(i).map_err(|e| e.to_string())?;
+        Ok(bytes.map(|b| String::from_utf8_lossy(&b).into_owned()))
+    };
+    let required = |i: usize| text(i)?.ok_or_else(|| format!("column {i} is NULL"));
+    let verdict = Verdict {
+        id: row.try_get(0).map_err(|e| e.to_string())?,
+        tool_name: required(2)?,
+        status: required(3)?.parse::<Status>().map_err(|e| e.to_string())?,
+        reason: required(4)?.parse::<Reason>().map_err(|e| e.to_string())?,
+        claimed_status: text(5)?,
+        claim_agrees: row.try_get(6).map_err(|e| e.to_string())?,
+        source: required(7)?.parse::<Source>().map_err(|e| e.to_string())?,
+        refs: serde_json::from_str::<Vec<RefReport>>(&required(8)?).map_err(|e| e.to_string())?,
+        warnings: serde_json::from_str::<Vec<Warning>>(&required(9)?).map_err(|e| e.to_string())?,
+    };
+    Ok(StoredVerdict { run_id: text(1)?, verdict, engine_version: required(10)? })
 }
 
 fn to_json<T: serde::Serialize>(value: &T) -> String {
