@@ -38,6 +38,10 @@ pub(crate) struct Dialect {
     /// The stored verdicts of a list of runs / sessions: the policy, then the list.
     pub(crate) select_verdicts_runs_in: &'static str,
     pub(crate) select_verdicts_sessions_in: &'static str,
+    /// The multi-row verdict upsert: `upsert_head`, then [`Dialect::upsert_values`] rows,
+    /// then `upsert_tail`.
+    pub(crate) upsert_head: &'static str,
+    pub(crate) upsert_tail: &'static str,
     /// `$n` placeholders (PostgreSQL) rather than `?`.
     pub(crate) numbered: bool,
 }
@@ -154,6 +158,12 @@ pub(crate) const SQLITE: Dialect = Dialect {
         v.claim_agrees, v.source, CAST(v.refs AS TEXT), CAST(v.warnings AS TEXT), v.engine_version \
         FROM tool_invocation t CROSS JOIN evidence_verification v ON v.invocation_id = t.id AND v.policy = ? \
         WHERE t.run_id IS NULL AND t.session_id IN ",
+    upsert_head: "INSERT INTO evidence_verification (invocation_id, policy, run_id, status, reason, \
+        claimed_status, claim_agrees, source, refs, warnings, engine_version, verified_at) VALUES ",
+    upsert_tail: " ON CONFLICT (invocation_id, policy) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, \
+        reason = excluded.reason, claimed_status = excluded.claimed_status, claim_agrees = excluded.claim_agrees, \
+        source = excluded.source, refs = excluded.refs, warnings = excluded.warnings, \
+        engine_version = excluded.engine_version, verified_at = excluded.verified_at",
     numbered: false,
 };
 
@@ -201,6 +211,11 @@ pub(crate) const MYSQL: Dialect = Dialect {
         v.claim_agrees, v.source, v.refs, v.warnings, v.engine_version \
         FROM tool_invocation t STRAIGHT_JOIN evidence_verification v ON v.invocation_id = t.id AND v.policy = ? \
         WHERE t.run_id IS NULL AND t.session_id IN ",
+    upsert_head: SQLITE.upsert_head,
+    upsert_tail: " ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), reason = VALUES(reason), \
+        claimed_status = VALUES(claimed_status), claim_agrees = VALUES(claim_agrees), source = VALUES(source), \
+        refs = VALUES(refs), warnings = VALUES(warnings), engine_version = VALUES(engine_version), \
+        verified_at = VALUES(verified_at)",
     numbered: false,
 };
 
@@ -243,6 +258,8 @@ pub(crate) const POSTGRES: Dialect = Dialect {
     select_sessions_in: postgres_select!("(CAST($1 AS TIMESTAMP) IS NULL OR t.created_at >= CAST($2 AS TIMESTAMP)) AND (CAST($3 AS TIMESTAMP) IS NULL OR t.created_at < CAST($4 AS TIMESTAMP)) AND t.run_id IS NULL AND t.session_id IN "),
     select_verdicts_runs_in: concat!(postgres_verdict_columns!(), " WHERE t.run_id IN "),
     select_verdicts_sessions_in: concat!(postgres_verdict_columns!(), " WHERE t.run_id IS NULL AND t.session_id IN "),
+    upsert_head: SQLITE.upsert_head,
+    upsert_tail: SQLITE.upsert_tail,
     numbered: true,
 };
 
@@ -254,5 +271,23 @@ impl Dialect {
             false => vec!["?".to_string(); n],
         };
         format!("({})", each.join(", "))
+    }
+
+    /// The values of `n` rows of the verdict upsert, twelve placeholders each (PostgreSQL's
+    /// with the casts its single-row statement has).
+    pub(crate) fn upsert_values(&self, n: usize) -> String {
+        let rows: Vec<String> = (0..n)
+            .map(|row| match self.numbered {
+                true => {
+                    let p = |i: usize| format!("${}", row * 12 + i);
+                    format!(
+                        "({}, {}, {}, {}, {}, {}, {}, {}, CAST({} AS JSON), CAST({} AS JSON), {}, CAST({} AS TIMESTAMP))",
+                        p(1), p(2), p(3), p(4), p(5), p(6), p(7), p(8), p(9), p(10), p(11), p(12)
+                    )
+                }
+                false => "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)".to_string(),
+            })
+            .collect();
+        rows.join(", ")
     }
 }

@@ -5,7 +5,7 @@ use groundcheck_core::{Reason, RefReport, Source, Status, Verdict, Warning};
 use sqlx::mysql::MySqlPool;
 use sqlx::postgres::PgPool;
 use sqlx::sqlite::SqlitePool;
-use sqlx::Row;
+use sqlx::{AssertSqlSafe, Row};
 
 use crate::dialect::{self, Dialect};
 use crate::error::{ErrorKind, StoreError};
@@ -319,23 +319,52 @@ impl Store {
         let now = timestamp::now_stored();
         with_pool!(self, pool, sql => {
             let mut tx = pool.begin().await.map_err(|e| self.error(action, e))?;
-            for (run_id, v) in verdicts {
-                sqlx::query(sql.upsert_verdict)
-                    .bind(v.id)
-                    .bind(policy)
-                    .bind(*run_id)
-                    .bind(v.status.as_str())
-                    .bind(v.reason.as_str())
-                    .bind(v.claimed_status.as_deref())
-                    .bind(v.claim_agrees)
-                    .bind(v.source.as_str())
-                    .bind(to_json(&v.refs))
-                    .bind(to_json(&v.warnings))
-                    .bind(engine_version)
-                    .bind(now.as_str())
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(|e| self.write_error(format!("{action}: id {}", v.id), e))?;
+            // One verdict's twelve values, in the order of the upsert's columns.
+            macro_rules! bind_verdict {
+                ($query:expr, $run_id:expr, $v:expr) => {
+                    $query
+                        .bind($v.id)
+                        .bind(policy)
+                        .bind($run_id)
+                        .bind($v.status.as_str())
+                        .bind($v.reason.as_str())
+                        .bind($v.claimed_status.as_deref())
+                        .bind($v.claim_agrees)
+                        .bind($v.source.as_str())
+                        .bind(to_json(&$v.refs))
+                        .bind(to_json(&$v.warnings))
+                        .bind(engine_version)
+                        .bind(now.as_str())
+                };
+            }
+            let mut written = 0;
+            for piece in pieces(verdicts) {
+                // Constant text and placeholders: no value enters the SQL.
+                let statement = format!("{}{}{}", sql.upsert_head, sql.upsert_values(piece.len()), sql.upsert_tail);
+                let mut query = sqlx::query(AssertSqlSafe(statement));
+                for (run_id, v) in piece {
+                    query = bind_verdict!(query, *run_id, v);
+                }
+                let Err(err) = query.execute(&mut *tx).await else {
+                    written += piece.len();
+                    continue;
+                };
+                let error = self.write_error(format!("{action}: {}", ids(piece)), err);
+                if error.kind != ErrorKind::Other || piece.len() == 1 {
+                    return Err(error);
+                }
+                // Which row the database refused: the batch so far again, one row at a time,
+                // in a transaction that is rolled back. Only a failed batch pays for this.
+                drop(tx);
+                let Ok(mut tx) = pool.begin().await else { return Err(error) };
+                for (run_id, v) in &verdicts[..written + piece.len()] {
+                    let one = bind_verdict!(sqlx::query(sql.upsert_verdict), *run_id, v);
+                    if let Err(err) = one.execute(&mut *tx).await {
+                        return Err(self.write_error(format!("{action}: id {}", v.id), err));
+                    }
+                }
+                let _ = tx.rollback().await;
+                return Err(error);
             }
             if let Some((job, checkpoint, totals)) = checkpoint {
                 let (kind, key) = match &checkpoint.last {
@@ -406,6 +435,32 @@ where
         warnings: serde_json::from_str::<Vec<Warning>>(&required(9)?).map_err(|e| e.to_string())?,
     };
     Ok(StoredVerdict { run_id: text(1)?, verdict, engine_version: required(10)? })
+}
+
+/// The most verdicts one upsert statement writes: each row is twelve placeholders, far
+/// below every engine's limit, and a batch of a thousand takes eight statements, not a thousand.
+const UPSERT_ROWS: usize = 128;
+
+/// `items` in pieces of [`UPSERT_ROWS`], the rest in powers of two: a job prepares at most
+/// eight distinct upsert statements.
+fn pieces<T>(mut items: &[T]) -> Vec<&[T]> {
+    let mut pieces = Vec::new();
+    while !items.is_empty() {
+        let n = items.len().min(UPSERT_ROWS);
+        let (piece, rest) = items.split_at(1 << n.ilog2());
+        pieces.push(piece);
+        items = rest;
+    }
+    pieces
+}
+
+/// The ids of a piece of verdicts, for messages.
+fn ids(piece: &[(Option<&str>, &Verdict)]) -> String {
+    match piece {
+        [(_, only)] => format!("id {}", only.id),
+        [(_, first), .., (_, last)] => format!("ids {} to {}", first.id, last.id),
+        [] => String::new(),
+    }
 }
 
 fn to_json<T: serde::Serialize>(value: &T) -> String {
