@@ -291,3 +291,23 @@ impl Dialect {
         rows.join(", ")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_number_their_placeholders_where_the_engine_does() {
+        assert_eq!(SQLITE.list(5, 3), "(?, ?, ?)");
+        assert_eq!(POSTGRES.list(5, 3), "($5, $6, $7)");
+    }
+
+    #[test]
+    fn upsert_rows_number_twelve_placeholders_each_in_order() {
+        assert_eq!(MYSQL.upsert_values(2).matches('?').count(), 24);
+        let pg = POSTGRES.upsert_values(2);
+        assert!(pg.starts_with("($1, $2,"), "{pg}");
+        assert!(pg.contains("CAST($12 AS TIMESTAMP)), ($13, $14,"), "{pg}");
+        assert!(pg.ends_with("CAST($24 AS TIMESTAMP))"), "{pg}");
+    }
+}

@@ -22,9 +22,9 @@ use crate::url::Engine;
 pub const MAX_KEYS: usize = 256;
 
 impl Store {
-    /// The rows of each of `keys` created within `window`, each key's by `id`, in the order of
-    /// `keys`: what [`Store::read_key`] returns for each, in one query per [`MAX_KEYS`] runs
-    /// (and one per as many sessions).
+    /// The rows of each of `keys` (distinct) created within `window`, each key's by `id`, in
+    /// the order of `keys`: what [`Store::read_key`] returns for each, in one query per
+    /// [`MAX_KEYS`] runs (and one per as many sessions).
     pub async fn read_keys(
         &self,
         keys: &[RunKey],
@@ -153,5 +153,29 @@ fn describe(sessions: bool, part: &[(usize, &str)]) -> String {
         [(_, only)] => key(only).to_string(),
         [(_, first), ..] => format!("{} and {} more", key(first), part.len() - 1),
         [] => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_listed_by_kind_at_most_max_keys_at_a_time_with_their_places() {
+        let mut keys: Vec<RunKey> = (0..MAX_KEYS + 1).map(|i| RunKey::Run(format!("r{i}"))).collect();
+        keys.insert(1, RunKey::Session("s".to_string()));
+        let lists = lists(&keys);
+        let shape: Vec<(bool, usize)> =
+            lists.iter().map(|(sessions, part)| (*sessions, part.len())).collect();
+        assert_eq!(shape, [(false, MAX_KEYS), (false, 1), (true, 1)]);
+        assert_eq!(lists[2].1, [(1, "s")]);
+        assert_eq!(lists[1].1, [(MAX_KEYS + 1, "r256")]);
+    }
+
+    #[test]
+    fn a_list_is_padded_to_a_power_of_two_with_its_last_key() {
+        assert_eq!(padded(&[(0, "a"), (1, "b"), (2, "c")]), ["a", "b", "c", "c"]);
+        assert_eq!(padded(&[(0, "a"), (1, "b")]), ["a", "b"]);
+        assert!(padded(&[]).is_empty());
     }
 }

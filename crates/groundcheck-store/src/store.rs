@@ -519,3 +519,17 @@ impl Store {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdicts_are_written_in_pieces_of_at_most_128_then_powers_of_two() {
+        let sizes = |n: usize| pieces(&vec![0; n]).iter().map(|p| p.len()).collect::<Vec<_>>();
+        assert_eq!(sizes(0), Vec::<usize>::new());
+        assert_eq!(sizes(1), [1]);
+        assert_eq!(sizes(129), [128, 1]);
+        assert_eq!(sizes(1000), [128, 128, 128, 128, 128, 128, 128, 64, 32, 8]);
+    }
+}
