@@ -10,12 +10,13 @@
 #   ENGINE=postgres N=200000 benches/reverify.sh
 #
 # Environment: ENGINE (sqlite, mariadb, postgres or all; default sqlite), N (default 20000),
-# SEED (default 7), REPEAT (default 3), KEEP=1 keeps the temporary folder, CARGO_TARGET_DIR is
-# respected. MariaDB and PostgreSQL are the servers of scripts/test-databases.sh (started
-# here when not running; GROUNDCHECK_DB_STATE and the port variables are respected): the
-# bench empties their test database, so do not run the storage tests against the same
-# servers meanwhile. Prints one line per timed command and the ratios; peak RSS is measured
-# with /usr/bin/time (Debian package `time`).
+# SEED (default 7), REPEAT (default 3: rounds of every command once, interleaved, the best of
+# each kept), KEEP=1 keeps the temporary folder, CARGO_TARGET_DIR is respected. MariaDB and
+# PostgreSQL are the servers of scripts/test-databases.sh (started here when not running;
+# GROUNDCHECK_DB_STATE and the port variables are respected): the bench empties their test
+# database, so do not run the storage tests against the same servers meanwhile. Prints one
+# line per timed command and the ratios; peak RSS is measured with /usr/bin/time (Debian
+# package `time`).
 set -euo pipefail
 
 ENGINE=${ENGINE:-sqlite}
@@ -61,17 +62,26 @@ empty() {
   esac
 }
 
-# timed LABEL -- command...: wall seconds and peak RSS (KB) of the command, best of REPEAT.
+# timed LABEL -- command...: runs the command once, keeping its best wall seconds and the
+# peak RSS (KB) of that run. The caller repeats a round of every command REPEAT times, so
+# that a change of load on the shared machine hits every command alike.
 timed() {
-  local label=$1 best="" rss=""
+  local label=$1 secs kb best
   shift 2
-  for _ in $(seq 1 "$REPEAT"); do
-    /usr/bin/time -f '%e %M' -o "$TMP/t" "$@" >"$TMP/out" 2>/dev/null
-    read -r secs kb <"$TMP/t"
-    if [[ -z "$best" ]] || awk -v a="$secs" -v b="$best" 'BEGIN {exit !(a < b)}'; then best=$secs rss=$kb; fi
-  done
-  printf '%-28s %8ss  %9.0f rows/s  %8s KB peak\n' "$label" "$best" "$(awk -v n="$N" -v s="$best" 'BEGIN {print n / s}')" "$rss"
-  echo "$best" >"$TMP/$label.secs"
+  /usr/bin/time -f '%e %M' -o "$TMP/t" "$@" >"$TMP/out" 2>/dev/null
+  read -r secs kb <"$TMP/t"
+  best=$(cat "$TMP/$label.secs" 2>/dev/null || true)
+  if [[ -z "$best" ]] || awk -v a="$secs" -v b="$best" 'BEGIN {exit !(a < b)}'; then
+    echo "$secs" >"$TMP/$label.secs"
+    echo "$kb" >"$TMP/$label.rss"
+  fi
+}
+
+# report LABEL: the best time of LABEL as one line.
+report() {
+  local best rss
+  best=$(cat "$TMP/$1.secs") rss=$(cat "$TMP/$1.rss")
+  printf '%-28s %8ss  %9.0f rows/s  %8s KB peak\n' "$1" "$best" "$(awk -v n="$N" -v s="$best" 'BEGIN {print n / s}')" "$rss"
 }
 
 ratio() { awk -v a="$(cat "$TMP/$1.secs")" -v b="$(cat "$TMP/$2.secs")" 'BEGIN {printf "%.2f", a / b}'; }
@@ -87,12 +97,18 @@ for engine in "${ENGINES[@]}"; do
   "$GC" import --database "$DB" "$TMP/corpus" >/dev/null
   echo "== $engine: $N invocations; $(uptime)"
 
-  timed bare_select -- "$TARGET/release/examples/bare_select" "$DB"
-  timed reverify_2_threads -- env RAYON_NUM_THREADS=2 "$GC" reverify --database "$DB" --format json
-  timed reverify_1_thread -- env RAYON_NUM_THREADS=1 "$GC" reverify --database "$DB" --format json
-  timed reverify_1_core -- taskset -c 0 env RAYON_NUM_THREADS=1 "$GC" reverify --database "$DB" --format json
   "$GC" reverify --database "$DB" --write --format json >/dev/null # first write: inserts
-  timed reverify_write_2_threads -- env RAYON_NUM_THREADS=2 "$GC" reverify --database "$DB" --write --format json
+  rm -f "$TMP"/*.secs "$TMP"/*.rss
+  for _ in $(seq 1 "$REPEAT"); do
+    timed bare_select -- "$TARGET/release/examples/bare_select" "$DB"
+    timed reverify_2_threads -- env RAYON_NUM_THREADS=2 "$GC" reverify --database "$DB" --format json
+    timed reverify_1_thread -- env RAYON_NUM_THREADS=1 "$GC" reverify --database "$DB" --format json
+    timed reverify_1_core -- taskset -c 0 env RAYON_NUM_THREADS=1 "$GC" reverify --database "$DB" --format json
+    timed reverify_write_2_threads -- env RAYON_NUM_THREADS=2 "$GC" reverify --database "$DB" --write --format json
+  done
+  for label in bare_select reverify_2_threads reverify_1_thread reverify_1_core reverify_write_2_threads; do
+    report "$label"
+  done
 
   echo "$engine: reverify / bare SELECT time: $(ratio reverify_1_thread bare_select) (1 thread; target <= 1.5)," \
     "$(ratio reverify_2_threads bare_select) (2 threads), $(ratio reverify_write_2_threads bare_select)" \
