@@ -1,21 +1,36 @@
 #!/usr/bin/env bash
-# `groundcheck reverify` from SQLite against its floor: a bare sqlx SELECT of the same rows
-# (examples/bare_select.rs). Issue #5's target: reverify's rows/s within 2x of the SELECT's.
+# `groundcheck reverify` against its floor on each engine: a bare sqlx SELECT of the same rows
+# and columns (examples/bare_select.rs), timed in the same run. Issue #16's targets (SQLite):
+# 1 thread <= 1.5x the SELECT, --write <= 2x, 2 threads >= 1.8x as fast as 1. "1 thread" is
+# RAYON_NUM_THREADS=1 (one verification thread; reading and writing still run beside it);
+# "1 core" is the same pinned to one CPU with taskset, where every stage shares that core.
 #
-#   benches/reverify.sh              # 20,000 invocations
-#   N=200000 benches/reverify.sh     # the issue's large corpus (about 1.4 GB of database)
+#   benches/reverify.sh                    # SQLite, 20,000 invocations
+#   ENGINE=all benches/reverify.sh         # SQLite, MariaDB and PostgreSQL, one after the other
+#   ENGINE=postgres N=200000 benches/reverify.sh
 #
-# Environment: N (default 20000), SEED (default 7), REPEAT (default 3), KEEP=1 keeps the
-# temporary folder, CARGO_TARGET_DIR is respected. Prints one line per timed command and the
-# ratios; peak RSS is measured with /usr/bin/time (Debian package `time`).
+# Environment: ENGINE (sqlite, mariadb, postgres or all; default sqlite), N (default 20000),
+# SEED (default 7), REPEAT (default 3: rounds of every command once, interleaved, the best of
+# each kept), KEEP=1 keeps the temporary folder, CARGO_TARGET_DIR is respected. MariaDB and
+# PostgreSQL are the servers of scripts/test-databases.sh (started here when not running;
+# GROUNDCHECK_DB_STATE and the port variables are respected): the bench empties their test
+# database, so do not run the storage tests against the same servers meanwhile. Prints one
+# line per timed command and the ratios; peak RSS is measured with /usr/bin/time (Debian
+# package `time`).
 set -euo pipefail
 
+ENGINE=${ENGINE:-sqlite}
 N=${N:-20000}
 SEED=${SEED:-7}
 REPEAT=${REPEAT:-3}
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/groundcheck-reverify.XXXXXX")
 if [[ "${KEEP:-0}" == 1 ]]; then echo "keeping $TMP"; else trap 'rm -rf "$TMP"' EXIT; fi
+case "$ENGINE" in
+  all) ENGINES=(sqlite mariadb postgres) ;;
+  sqlite | mariadb | postgres) ENGINES=("$ENGINE") ;;
+  *) echo "ENGINE: expected sqlite, mariadb, postgres or all, got $ENGINE" >&2; exit 2 ;;
+esac
 if [[ ! -x /usr/bin/time ]]; then
   SUDO=$([[ $(id -u) == 0 ]] && echo "" || echo sudo)
   $SUDO apt-get install -y -qq time >/dev/null || { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq time >/dev/null; }
@@ -25,30 +40,79 @@ cd "$ROOT"
 cargo build --release --bin groundcheck --example corpus --example bare_select
 TARGET=$(realpath -m "${CARGO_TARGET_DIR:-$ROOT/target}")
 GC="$TARGET/release/groundcheck"
-DB="sqlite://$TMP/gc.db"
-
 "$TARGET/release/examples/corpus" --invocations "$N" --out "$TMP/corpus" --seed "$SEED"
-"$GC" import --database "$DB" "$TMP/corpus" >/dev/null
-echo "database: $(du -h "$TMP/gc.db" | cut -f1), $N invocations; $(uptime)"
 
-# timed LABEL -- command...: wall seconds and peak RSS (KB) of the command, best of REPEAT.
-timed() {
-  local label=$1 best="" rss=""
-  shift 2
-  for _ in $(seq 1 "$REPEAT"); do
-    /usr/bin/time -f '%e %M' -o "$TMP/t" "$@" >"$TMP/out" 2>/dev/null
-    read -r secs kb <"$TMP/t"
-    if [[ -z "$best" ]] || awk -v a="$secs" -v b="$best" 'BEGIN {exit !(a < b)}'; then best=$secs rss=$kb; fi
-  done
-  printf '%-28s %8ss  %9.0f rows/s  %8s KB peak\n' "$label" "$best" "$(awk -v n="$N" -v s="$best" 'BEGIN {print n / s}')" "$rss"
-  echo "$best" >"$TMP/$label.secs"
+servers=()
+for engine in "${ENGINES[@]}"; do [[ $engine == sqlite ]] || servers+=("$engine"); done
+if ((${#servers[@]})); then
+  env=$(bash "$ROOT/scripts/test-databases.sh" start "${servers[@]}")
+  eval "$env"
+fi
+
+# empty ENGINE URL: drops what groundcheck made in a server's test database, as the tests do.
+empty() {
+  case "$1" in
+    mariadb)
+      mariadb --protocol=tcp -h 127.0.0.1 -P "${GROUNDCHECK_MYSQL_PORT:-33306}" -u groundcheck \
+        -pgroundcheck-test-pw groundcheck_test -e "DROP TABLE IF EXISTS evidence_verification, \
+        tool_invocation_output, tool_invocation, reverify_checkpoint, _sqlx_migrations" ;;
+    postgres)
+      psql -q "$2" -c "DROP TABLE IF EXISTS evidence_verification, tool_invocation_output, \
+        tool_invocation, reverify_checkpoint, _sqlx_migrations CASCADE" 2>/dev/null ;;
+  esac
 }
 
-timed bare_select -- "$TARGET/release/examples/bare_select" "$DB"
-timed reverify_2_threads -- env RAYON_NUM_THREADS=2 "$GC" reverify --database "$DB" --format json
-timed reverify_1_thread -- env RAYON_NUM_THREADS=1 "$GC" reverify --database "$DB" --format json
-"$GC" reverify --database "$DB" --write --format json >/dev/null # first write: inserts
-timed reverify_write_2_threads -- env RAYON_NUM_THREADS=2 "$GC" reverify --database "$DB" --write --format json
+# timed LABEL -- command...: runs the command once, keeping its best wall seconds and the
+# peak RSS (KB) of that run. The caller repeats a round of every command REPEAT times, so
+# that a change of load on the shared machine hits every command alike.
+timed() {
+  local label=$1 secs kb best
+  shift 2
+  /usr/bin/time -f '%e %M' -o "$TMP/t" "$@" >"$TMP/out" 2>/dev/null
+  read -r secs kb <"$TMP/t"
+  best=$(cat "$TMP/$label.secs" 2>/dev/null || true)
+  if [[ -z "$best" ]] || awk -v a="$secs" -v b="$best" 'BEGIN {exit !(a < b)}'; then
+    echo "$secs" >"$TMP/$label.secs"
+    echo "$kb" >"$TMP/$label.rss"
+  fi
+}
 
-ratio() { awk -v a="$(cat "$TMP/$1.secs")" -v b="$(cat "$TMP/bare_select.secs")" 'BEGIN {printf "%.2f", a / b}'; }
-echo "reverify / bare SELECT time: $(ratio reverify_2_threads) (2 threads), $(ratio reverify_1_thread) (1 thread), $(ratio reverify_write_2_threads) (--write, 2 threads); target <= 2"
+# report LABEL: the best time of LABEL as one line.
+report() {
+  local best rss
+  best=$(cat "$TMP/$1.secs") rss=$(cat "$TMP/$1.rss")
+  printf '%-28s %8ss  %9.0f rows/s  %8s KB peak\n' "$1" "$best" "$(awk -v n="$N" -v s="$best" 'BEGIN {print n / s}')" "$rss"
+}
+
+ratio() { awk -v a="$(cat "$TMP/$1.secs")" -v b="$(cat "$TMP/$2.secs")" 'BEGIN {printf "%.2f", a / b}'; }
+
+for engine in "${ENGINES[@]}"; do
+  case "$engine" in
+    sqlite) DB="sqlite://$TMP/gc.db" ;;
+    mariadb) DB=$GROUNDCHECK_TEST_MYSQL_URL ;;
+    postgres) DB=$GROUNDCHECK_TEST_POSTGRES_URL ;;
+  esac
+  empty "$engine" "$DB"
+  [[ $engine == sqlite ]] || "$GC" migrate --database "$DB" >/dev/null
+  "$GC" import --database "$DB" "$TMP/corpus" >/dev/null
+  echo "== $engine: $N invocations; $(uptime)"
+
+  "$GC" reverify --database "$DB" --write --format json >/dev/null # first write: inserts
+  rm -f "$TMP"/*.secs "$TMP"/*.rss
+  for _ in $(seq 1 "$REPEAT"); do
+    timed bare_select -- "$TARGET/release/examples/bare_select" "$DB"
+    timed reverify_2_threads -- env RAYON_NUM_THREADS=2 "$GC" reverify --database "$DB" --format json
+    timed reverify_1_thread -- env RAYON_NUM_THREADS=1 "$GC" reverify --database "$DB" --format json
+    timed reverify_1_core -- taskset -c 0 env RAYON_NUM_THREADS=1 "$GC" reverify --database "$DB" --format json
+    timed reverify_write_2_threads -- env RAYON_NUM_THREADS=2 "$GC" reverify --database "$DB" --write --format json
+  done
+  for label in bare_select reverify_2_threads reverify_1_thread reverify_1_core reverify_write_2_threads; do
+    report "$label"
+  done
+
+  echo "$engine: reverify / bare SELECT time: $(ratio reverify_1_thread bare_select) (1 thread; target <= 1.5)," \
+    "$(ratio reverify_2_threads bare_select) (2 threads), $(ratio reverify_write_2_threads bare_select)" \
+    "(--write, 2 threads; target <= 2); 2 threads $(ratio reverify_1_thread reverify_2_threads)x as fast as 1 (target >= 1.8)," \
+    "2 cores $(ratio reverify_1_core reverify_2_threads)x as fast as 1"
+  [[ $engine == sqlite ]] || empty "$engine" "$DB"
+done

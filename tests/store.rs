@@ -468,3 +468,53 @@ fn run_write_stores_fuzzy_verdicts_under_a_key_naming_the_threshold() {
         assert_eq!(fuzzy, ["0.857", "0.857"], "{}: 1202's two elisions of `connection refused`", engine.name);
     }
 }
+
+/// `reverify` reads a list of runs per statement (`Store::read_keys`): for every run and
+/// run-less session of the fixtures, listed more than `MAX_KEYS` at a time, in and out of a
+/// `created_at` window, the rows and stored verdicts are exactly what reading each key alone
+/// gives.
+#[test]
+fn reading_many_runs_at_once_gives_what_reading_each_gives() {
+    for engine in engines::all() {
+        import_fixtures(&engine);
+        let out = gc(&engine.url, &["reverify", "--write", "--format", "json"]);
+        assert_eq!(out.code, 0, "{}: {}", engine.name, out.stderr);
+        block_on(async {
+            let store = Store::connect(&engine.url).await.unwrap();
+            let all = groundcheck_store::Window::default();
+            let since = groundcheck_store::to_stored("2026-11-30T10:00:30Z").unwrap();
+            let window = groundcheck_store::Window { since: Some(since), until: None };
+            let keys = store.list_keys(&all).await.unwrap();
+            assert!(
+                keys.iter().any(|k| matches!(k, groundcheck_store::RunKey::Session(_))),
+                "{}",
+                engine.name
+            );
+            // Runs that do not exist among them, so that the list is longer than one statement takes.
+            let mut listed = keys.clone();
+            let absent = (0..=groundcheck_store::MAX_KEYS)
+                .map(|i| groundcheck_store::RunKey::Run(format!("absent-{i}")));
+            listed.splice(1..1, absent);
+            for window in [&all, &window] {
+                let together = store.read_keys(&listed, window).await.unwrap();
+                let mut rows = 0;
+                for (key, found) in listed.iter().zip(&together) {
+                    assert_eq!(*found, store.read_key(key, window).await.unwrap(), "{}: {key}", engine.name);
+                    rows += found.len();
+                }
+                assert!(rows > 0, "{}: the window holds rows", engine.name);
+            }
+            let policy = "require=all;match=elided";
+            let mut together = store.read_keys_verdicts(policy, &keys).await.unwrap();
+            let mut each = Vec::new();
+            for key in &keys {
+                each.extend(store.read_key_verdicts(policy, key).await.unwrap());
+            }
+            together.sort_by_key(|v| v.verdict.id);
+            each.sort_by_key(|v| v.verdict.id);
+            assert!(!each.is_empty(), "{}: verdicts were stored", engine.name);
+            assert_eq!(together, each, "{}", engine.name);
+            store.close().await;
+        });
+    }
+}

@@ -31,6 +31,19 @@ pub(crate) struct Dialect {
     /// Which policies have stored verdicts, to compare with.
     pub(crate) policy_is_stored: &'static str,
     pub(crate) stored_policies: &'static str,
+    /// The rows of a list of runs / run-less sessions: the window binds first
+    /// (`since, since, until, until`), then the list, appended as `(…)` by [`Dialect::list`].
+    pub(crate) select_runs_in: &'static str,
+    pub(crate) select_sessions_in: &'static str,
+    /// The stored verdicts of a list of runs / sessions: the policy, then the list.
+    pub(crate) select_verdicts_runs_in: &'static str,
+    pub(crate) select_verdicts_sessions_in: &'static str,
+    /// The multi-row verdict upsert: `upsert_head`, then [`Dialect::upsert_values`] rows,
+    /// then `upsert_tail`.
+    pub(crate) upsert_head: &'static str,
+    pub(crate) upsert_tail: &'static str,
+    /// `$n` placeholders (PostgreSQL) rather than `?`.
+    pub(crate) numbered: bool,
 }
 
 macro_rules! sqlite_select {
@@ -135,6 +148,23 @@ pub(crate) const SQLITE: Dialect = Dialect {
     // Both use the `(policy, run_id, invocation_id)` index.
     policy_is_stored: "SELECT 1 FROM evidence_verification WHERE policy = ? LIMIT 1",
     stored_policies: "SELECT DISTINCT policy FROM evidence_verification ORDER BY policy",
+    select_runs_in: sqlite_select!("(? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?) AND t.run_id IN "),
+    select_sessions_in: sqlite_select!("(? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?) AND t.run_id IS NULL AND t.session_id IN "),
+    select_verdicts_runs_in: "SELECT v.invocation_id, v.run_id, t.tool_name, v.status, v.reason, v.claimed_status, \
+        v.claim_agrees, v.source, CAST(v.refs AS TEXT), CAST(v.warnings AS TEXT), v.engine_version \
+        FROM tool_invocation t CROSS JOIN evidence_verification v ON v.invocation_id = t.id AND v.policy = ? \
+        WHERE t.run_id IN ",
+    select_verdicts_sessions_in: "SELECT v.invocation_id, v.run_id, t.tool_name, v.status, v.reason, v.claimed_status, \
+        v.claim_agrees, v.source, CAST(v.refs AS TEXT), CAST(v.warnings AS TEXT), v.engine_version \
+        FROM tool_invocation t CROSS JOIN evidence_verification v ON v.invocation_id = t.id AND v.policy = ? \
+        WHERE t.run_id IS NULL AND t.session_id IN ",
+    upsert_head: "INSERT INTO evidence_verification (invocation_id, policy, run_id, status, reason, \
+        claimed_status, claim_agrees, source, refs, warnings, engine_version, verified_at) VALUES ",
+    upsert_tail: " ON CONFLICT (invocation_id, policy) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, \
+        reason = excluded.reason, claimed_status = excluded.claimed_status, claim_agrees = excluded.claim_agrees, \
+        source = excluded.source, refs = excluded.refs, warnings = excluded.warnings, \
+        engine_version = excluded.engine_version, verified_at = excluded.verified_at",
+    numbered: false,
 };
 
 pub(crate) const MYSQL: Dialect = Dialect {
@@ -171,6 +201,22 @@ pub(crate) const MYSQL: Dialect = Dialect {
     select_checkpoint_totals: SQLITE.select_checkpoint_totals,
     policy_is_stored: SQLITE.policy_is_stored,
     stored_policies: SQLITE.stored_policies,
+    select_runs_in: mysql_select!("(? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?) AND t.run_id IN "),
+    select_sessions_in: mysql_select!("(? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?) AND t.run_id IS NULL AND t.session_id IN "),
+    select_verdicts_runs_in: "SELECT v.invocation_id, v.run_id, t.tool_name, v.status, v.reason, v.claimed_status, \
+        v.claim_agrees, v.source, v.refs, v.warnings, v.engine_version \
+        FROM tool_invocation t STRAIGHT_JOIN evidence_verification v ON v.invocation_id = t.id AND v.policy = ? \
+        WHERE t.run_id IN ",
+    select_verdicts_sessions_in: "SELECT v.invocation_id, v.run_id, t.tool_name, v.status, v.reason, v.claimed_status, \
+        v.claim_agrees, v.source, v.refs, v.warnings, v.engine_version \
+        FROM tool_invocation t STRAIGHT_JOIN evidence_verification v ON v.invocation_id = t.id AND v.policy = ? \
+        WHERE t.run_id IS NULL AND t.session_id IN ",
+    upsert_head: SQLITE.upsert_head,
+    upsert_tail: " ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), reason = VALUES(reason), \
+        claimed_status = VALUES(claimed_status), claim_agrees = VALUES(claim_agrees), source = VALUES(source), \
+        refs = VALUES(refs), warnings = VALUES(warnings), engine_version = VALUES(engine_version), \
+        verified_at = VALUES(verified_at)",
+    numbered: false,
 };
 
 pub(crate) const POSTGRES: Dialect = Dialect {
@@ -208,4 +254,60 @@ pub(crate) const POSTGRES: Dialect = Dialect {
     select_checkpoint_totals: "SELECT convert_to(totals, 'UTF8') FROM reverify_checkpoint WHERE job = $1",
     policy_is_stored: "SELECT 1 FROM evidence_verification WHERE policy = $1 LIMIT 1",
     stored_policies: "SELECT DISTINCT convert_to(policy, 'UTF8') FROM evidence_verification ORDER BY 1",
+    select_runs_in: postgres_select!("(CAST($1 AS TIMESTAMP) IS NULL OR t.created_at >= CAST($2 AS TIMESTAMP)) AND (CAST($3 AS TIMESTAMP) IS NULL OR t.created_at < CAST($4 AS TIMESTAMP)) AND t.run_id IN "),
+    select_sessions_in: postgres_select!("(CAST($1 AS TIMESTAMP) IS NULL OR t.created_at >= CAST($2 AS TIMESTAMP)) AND (CAST($3 AS TIMESTAMP) IS NULL OR t.created_at < CAST($4 AS TIMESTAMP)) AND t.run_id IS NULL AND t.session_id IN "),
+    select_verdicts_runs_in: concat!(postgres_verdict_columns!(), " WHERE t.run_id IN "),
+    select_verdicts_sessions_in: concat!(postgres_verdict_columns!(), " WHERE t.run_id IS NULL AND t.session_id IN "),
+    upsert_head: SQLITE.upsert_head,
+    upsert_tail: SQLITE.upsert_tail,
+    numbered: true,
 };
+
+impl Dialect {
+    /// `(p, p, …)`: `n` placeholders, numbered from `first` where the engine numbers them.
+    pub(crate) fn list(&self, first: usize, n: usize) -> String {
+        let each: Vec<String> = match self.numbered {
+            true => (first..first + n).map(|i| format!("${i}")).collect(),
+            false => vec!["?".to_string(); n],
+        };
+        format!("({})", each.join(", "))
+    }
+
+    /// The values of `n` rows of the verdict upsert, twelve placeholders each (PostgreSQL's
+    /// with the casts its single-row statement has).
+    pub(crate) fn upsert_values(&self, n: usize) -> String {
+        let rows: Vec<String> = (0..n)
+            .map(|row| match self.numbered {
+                true => {
+                    let p = |i: usize| format!("${}", row * 12 + i);
+                    format!(
+                        "({}, {}, {}, {}, {}, {}, {}, {}, CAST({} AS JSON), CAST({} AS JSON), {}, CAST({} AS TIMESTAMP))",
+                        p(1), p(2), p(3), p(4), p(5), p(6), p(7), p(8), p(9), p(10), p(11), p(12)
+                    )
+                }
+                false => "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)".to_string(),
+            })
+            .collect();
+        rows.join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_number_their_placeholders_where_the_engine_does() {
+        assert_eq!(SQLITE.list(5, 3), "(?, ?, ?)");
+        assert_eq!(POSTGRES.list(5, 3), "($5, $6, $7)");
+    }
+
+    #[test]
+    fn upsert_rows_number_twelve_placeholders_each_in_order() {
+        assert_eq!(MYSQL.upsert_values(2).matches('?').count(), 24);
+        let pg = POSTGRES.upsert_values(2);
+        assert!(pg.starts_with("($1, $2,"), "{pg}");
+        assert!(pg.contains("CAST($12 AS TIMESTAMP)), ($13, $14,"), "{pg}");
+        assert!(pg.ends_with("CAST($24 AS TIMESTAMP))"), "{pg}");
+    }
+}

@@ -14,6 +14,7 @@
 
 mod dialect;
 mod error;
+mod keys;
 mod open;
 mod row;
 mod store;
@@ -21,6 +22,7 @@ mod timestamp;
 mod url;
 
 pub use crate::error::{ErrorKind, StoreError};
+pub use crate::keys::MAX_KEYS;
 pub use crate::open::CONNECT_TIMEOUT;
 pub use crate::row::{into_run, RowError, StoredRow};
 pub use crate::store::{Checkpoint, JobProgress, RunKey, Store, StoredVerdict, Window};

@@ -5,7 +5,7 @@ use groundcheck_core::{Reason, RefReport, Source, Status, Verdict, Warning};
 use sqlx::mysql::MySqlPool;
 use sqlx::postgres::PgPool;
 use sqlx::sqlite::SqlitePool;
-use sqlx::Row;
+use sqlx::{AssertSqlSafe, Row};
 
 use crate::dialect::{self, Dialect};
 use crate::error::{ErrorKind, StoreError};
@@ -47,6 +47,7 @@ macro_rules! with_pool {
         }
     };
 }
+pub(crate) use with_pool;
 
 /// A stored verdict read back: the verdict and what produced it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -278,25 +279,7 @@ impl Store {
             let rows = sqlx::query(statement).bind(policy).bind(id.as_str()).fetch_all(pool).await;
             let rows = rows.map_err(|e| self.error(action(), e))?;
             rows.iter()
-                .map(|row| -> Result<StoredVerdict, String> {
-                    let text = |i: usize| -> Result<Option<String>, String> {
-                        let bytes: Option<Vec<u8>> = row.try_get(i).map_err(|e| e.to_string())?;
-                        Ok(bytes.map(|b| String::from_utf8_lossy(&b).into_owned()))
-                    };
-                    let required = |i: usize| text(i)?.ok_or_else(|| format!("column {i} is NULL"));
-                    let verdict = Verdict {
-                        id: row.try_get(0).map_err(|e| e.to_string())?,
-                        tool_name: required(2)?,
-                        status: required(3)?.parse::<Status>().map_err(|e| e.to_string())?,
-                        reason: required(4)?.parse::<Reason>().map_err(|e| e.to_string())?,
-                        claimed_status: text(5)?,
-                        claim_agrees: row.try_get(6).map_err(|e| e.to_string())?,
-                        source: required(7)?.parse::<Source>().map_err(|e| e.to_string())?,
-                        refs: serde_json::from_str::<Vec<RefReport>>(&required(8)?).map_err(|e| e.to_string())?,
-                        warnings: serde_json::from_str::<Vec<Warning>>(&required(9)?).map_err(|e| e.to_string())?,
-                    };
-                    Ok(StoredVerdict { run_id: text(1)?, verdict, engine_version: required(10)? })
-                })
+                .map(decode_verdict)
                 .collect::<Result<_, String>>()
                 .map_err(|e| StoreError::new(ErrorKind::Other, &self.url, action(), e))
         })
@@ -336,23 +319,52 @@ impl Store {
         let now = timestamp::now_stored();
         with_pool!(self, pool, sql => {
             let mut tx = pool.begin().await.map_err(|e| self.error(action, e))?;
-            for (run_id, v) in verdicts {
-                sqlx::query(sql.upsert_verdict)
-                    .bind(v.id)
-                    .bind(policy)
-                    .bind(*run_id)
-                    .bind(v.status.as_str())
-                    .bind(v.reason.as_str())
-                    .bind(v.claimed_status.as_deref())
-                    .bind(v.claim_agrees)
-                    .bind(v.source.as_str())
-                    .bind(to_json(&v.refs))
-                    .bind(to_json(&v.warnings))
-                    .bind(engine_version)
-                    .bind(now.as_str())
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(|e| self.write_error(format!("{action}: id {}", v.id), e))?;
+            // One verdict's twelve values, in the order of the upsert's columns.
+            macro_rules! bind_verdict {
+                ($query:expr, $run_id:expr, $v:expr) => {
+                    $query
+                        .bind($v.id)
+                        .bind(policy)
+                        .bind($run_id)
+                        .bind($v.status.as_str())
+                        .bind($v.reason.as_str())
+                        .bind($v.claimed_status.as_deref())
+                        .bind($v.claim_agrees)
+                        .bind($v.source.as_str())
+                        .bind(to_json(&$v.refs))
+                        .bind(to_json(&$v.warnings))
+                        .bind(engine_version)
+                        .bind(now.as_str())
+                };
+            }
+            let mut written = 0;
+            for piece in pieces(verdicts) {
+                // Constant text and placeholders: no value enters the SQL.
+                let statement = format!("{}{}{}", sql.upsert_head, sql.upsert_values(piece.len()), sql.upsert_tail);
+                let mut query = sqlx::query(AssertSqlSafe(statement));
+                for (run_id, v) in piece {
+                    query = bind_verdict!(query, *run_id, v);
+                }
+                let Err(err) = query.execute(&mut *tx).await else {
+                    written += piece.len();
+                    continue;
+                };
+                let error = self.write_error(format!("{action}: {}", ids(piece)), err);
+                if error.kind != ErrorKind::Other || piece.len() == 1 {
+                    return Err(error);
+                }
+                // Which row the database refused: the batch so far again, one row at a time,
+                // in a transaction that is rolled back. Only a failed batch pays for this.
+                drop(tx);
+                let Ok(mut tx) = pool.begin().await else { return Err(error) };
+                for (run_id, v) in &verdicts[..written + piece.len()] {
+                    let one = bind_verdict!(sqlx::query(sql.upsert_verdict), *run_id, v);
+                    if let Err(err) = one.execute(&mut *tx).await {
+                        return Err(self.write_error(format!("{action}: id {}", v.id), err));
+                    }
+                }
+                let _ = tx.rollback().await;
+                return Err(error);
             }
             if let Some((job, checkpoint, totals)) = checkpoint {
                 let (kind, key) = match &checkpoint.last {
@@ -376,7 +388,7 @@ impl Store {
         })
     }
 
-    fn error(&self, action: impl Into<String>, err: sqlx::Error) -> StoreError {
+    pub(crate) fn error(&self, action: impl Into<String>, err: sqlx::Error) -> StoreError {
         StoreError::query(&self.url, action, &err)
     }
 
@@ -394,6 +406,60 @@ impl Store {
             );
         }
         error
+    }
+}
+
+/// Decodes a row selected with a dialect's verdict columns, in their order.
+pub(crate) fn decode_verdict<R>(row: &R) -> Result<StoredVerdict, String>
+where
+    R: Row,
+    usize: sqlx::ColumnIndex<R>,
+    for<'r> i64: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    for<'r> bool: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    for<'r> Vec<u8>: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+{
+    let text = |i: usize| -> Result<Option<String>, String> {
+        let bytes: Option<Vec<u8>> = row.try_get(i).map_err(|e| e.to_string())?;
+        Ok(bytes.map(|b| String::from_utf8_lossy(&b).into_owned()))
+    };
+    let required = |i: usize| text(i)?.ok_or_else(|| format!("column {i} is NULL"));
+    let verdict = Verdict {
+        id: row.try_get(0).map_err(|e| e.to_string())?,
+        tool_name: required(2)?,
+        status: required(3)?.parse::<Status>().map_err(|e| e.to_string())?,
+        reason: required(4)?.parse::<Reason>().map_err(|e| e.to_string())?,
+        claimed_status: text(5)?,
+        claim_agrees: row.try_get(6).map_err(|e| e.to_string())?,
+        source: required(7)?.parse::<Source>().map_err(|e| e.to_string())?,
+        refs: serde_json::from_str::<Vec<RefReport>>(&required(8)?).map_err(|e| e.to_string())?,
+        warnings: serde_json::from_str::<Vec<Warning>>(&required(9)?).map_err(|e| e.to_string())?,
+    };
+    Ok(StoredVerdict { run_id: text(1)?, verdict, engine_version: required(10)? })
+}
+
+/// The most verdicts one upsert statement writes: each row is twelve placeholders, far
+/// below every engine's limit, and a batch of a thousand takes eight statements, not a thousand.
+const UPSERT_ROWS: usize = 128;
+
+/// `items` in pieces of [`UPSERT_ROWS`], the rest in powers of two: a job prepares at most
+/// eight distinct upsert statements.
+fn pieces<T>(mut items: &[T]) -> Vec<&[T]> {
+    let mut pieces = Vec::new();
+    while !items.is_empty() {
+        let n = items.len().min(UPSERT_ROWS);
+        let (piece, rest) = items.split_at(1 << n.ilog2());
+        pieces.push(piece);
+        items = rest;
+    }
+    pieces
+}
+
+/// The ids of a piece of verdicts, for messages.
+fn ids(piece: &[(Option<&str>, &Verdict)]) -> String {
+    match piece {
+        [(_, only)] => format!("id {}", only.id),
+        [(_, first), .., (_, last)] => format!("ids {} to {}", first.id, last.id),
+        [] => String::new(),
     }
 }
 
@@ -451,5 +517,19 @@ impl Store {
                 .collect::<Result<_, _>>()
                 .map_err(|e| self.error(action, e))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdicts_are_written_in_pieces_of_at_most_128_then_powers_of_two() {
+        let sizes = |n: usize| pieces(&vec![0; n]).iter().map(|p| p.len()).collect::<Vec<_>>();
+        assert_eq!(sizes(0), Vec::<usize>::new());
+        assert_eq!(sizes(1), [1]);
+        assert_eq!(sizes(129), [128, 1]);
+        assert_eq!(sizes(1000), [128, 128, 128, 128, 128, 128, 128, 64, 32, 8]);
     }
 }
