@@ -89,7 +89,8 @@ fn counts(s: &Summary) -> String {
 }
 
 /// The counts of several runs added up.
-fn total<'a>(summaries: impl Iterator<Item = &'a Summary>) -> Summary {
+/// The counts of several runs added up (the grand total; the HTML page's header).
+pub(super) fn total<'a>(summaries: impl Iterator<Item = &'a Summary>) -> Summary {
     summaries.fold(Summary::default(), |t, s| Summary {
         invocations: t.invocations + s.invocations,
         supported: t.supported + s.supported,

@@ -22,14 +22,14 @@ use std::fmt::Write as _;
 use base64::Engine as _;
 use groundcheck_core::{
     expanded_document, pretty, raw_document, Invocation, Json, Policy, Pretty, RefOutcome, RefReport, Report,
-    Run, RunReport, Rung, Score, Source, Status, Summary, Verdict,
+    Run, RunReport, Rung, Score, Source, Status, Verdict,
 };
 use sha2::{Digest, Sha256};
 
 use self::escape::text;
 use self::raw::{Kind, Mark};
 use super::explain;
-use super::human::path_problem;
+use super::human::{path_problem, total};
 
 const STYLE: &str = include_str!("page.css");
 const SCRIPT: &str = include_str!("page.js");
@@ -82,13 +82,7 @@ fn head(page: &mut String) {
 
 /// The run header: the counts over every run, the `no_evidence` wording, the filters.
 fn header(page: &mut String, report: &Report) {
-    let total = report.runs.iter().fold(Summary::default(), |t, r| Summary {
-        invocations: t.invocations + r.summary.invocations,
-        supported: t.supported + r.summary.supported,
-        unsupported: t.unsupported + r.summary.unsupported,
-        no_evidence: t.no_evidence + r.summary.no_evidence,
-        claim_mismatches: t.claim_mismatches + r.summary.claim_mismatches,
-    });
+    let total = total(report.runs.iter().map(|r| &r.summary));
     let _ = writeln!(
         page,
         "<header>\n<h1>groundcheck evidence</h1>\n<p id=\"totals\" data-runs=\"{runs}\" data-invocations=\"{i}\" \
