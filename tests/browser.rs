@@ -58,6 +58,13 @@ impl Driver {
         driver
     }
 
+    /// A session with `page` loaded from its file, as a person opens it.
+    async fn open(&self, page: &Path) -> Client {
+        let client = self.session().await;
+        client.goto(&file_url(page)).await.unwrap();
+        client
+    }
+
     /// A headless Chromium session; the flags keep it off the network it would otherwise
     /// reach for at start (updates, sync, safe browsing), which the tests check stays silent.
     async fn session(&self) -> Client {
@@ -107,6 +114,13 @@ async fn log_problems(client: &Client) -> Vec<Value> {
     entries.into_iter().filter(|e| matches!(e["level"].as_str(), Some("SEVERE" | "WARNING"))).collect()
 }
 
+/// Nothing was fetched, and nothing complained (a CSP violation would).
+async fn assert_fetched_nothing_and_quiet(client: &Client) {
+    let resources = eval(client, "return performance.getEntriesByType('resource').length", vec![]).await;
+    assert_eq!(resources, 0, "the page loads nothing");
+    assert_eq!(log_problems(client).await, Vec::<Value>::new(), "console errors or warnings");
+}
+
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
 }
@@ -146,8 +160,7 @@ fn the_fixtures_page_shows_the_report_and_every_quote_where_it_is() {
     let (page, report) = page_and_report(dir.path(), &["fixtures/"]);
     let driver = Driver::start();
     runtime().block_on(async {
-        let client = driver.session().await;
-        client.goto(&file_url(&page)).await.unwrap();
+        let client = driver.open(&page).await;
         assert_eq!(
             eval(&client, "return document.documentElement.dataset.ready", vec![]).await,
             "true",
@@ -227,10 +240,7 @@ fn the_fixtures_page_shows_the_report_and_every_quote_where_it_is() {
         eval(&client, "const s = document.getElementById('search'); s.value = ''; s.dispatchEvent(new Event('input', {bubbles: true}))", vec![]).await;
         assert_eq!(visible(&client).await.len(), invocations);
 
-        // Nothing was fetched, and nothing complained (a CSP violation would).
-        let resources = eval(&client, "return performance.getEntriesByType('resource').length", vec![]).await;
-        assert_eq!(resources, 0, "the page loads nothing");
-        assert_eq!(log_problems(&client).await, Vec::<Value>::new(), "console errors or warnings");
+        assert_fetched_nothing_and_quiet(&client).await;
 
         let shots = repo("target/screenshots");
         std::fs::create_dir_all(&shots).unwrap();
@@ -245,8 +255,7 @@ fn hostile_payloads_show_as_text_and_run_nothing() {
     let (page, report) = page_and_report(dir.path(), &["fixtures/hostile/16_html_payloads.json"]);
     let driver = Driver::start();
     runtime().block_on(async {
-        let client = driver.session().await;
-        client.goto(&file_url(&page)).await.unwrap();
+        let client = driver.open(&page).await;
         // An alert would have left a dialog open, and this command would fail on it.
         assert_eq!(client.title().await.unwrap(), "groundcheck evidence");
         assert_eq!(eval(&client, "return document.documentElement.dataset.ready", vec![]).await, "true");
@@ -267,9 +276,7 @@ fn hostile_payloads_show_as_text_and_run_nothing() {
         let run_id = report["runs"][0]["run_id"].as_str().unwrap();
         let shown = eval(&client, "return document.querySelector('section.run').dataset.run", vec![]).await;
         assert_eq!(shown, run_id, "attributes hold the text exactly");
-        let resources = eval(&client, "return performance.getEntriesByType('resource').length", vec![]).await;
-        assert_eq!(resources, 0);
-        assert_eq!(log_problems(&client).await, Vec::<Value>::new());
+        assert_fetched_nothing_and_quiet(&client).await;
         client.close().await.unwrap();
     });
 }
