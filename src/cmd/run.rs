@@ -4,10 +4,11 @@ use groundcheck_core::{verify_runs, Policy, Run};
 use groundcheck_store::{into_run, RunKey, Store, Window};
 
 use crate::args::{FailOn, Format};
+use crate::cmd::deliver;
 use crate::database;
 use crate::failure::Failure;
 use crate::otel::Sink;
-use crate::output::{exit_code, write_report, Made, Output};
+use crate::output::{exit_code, Made, Output};
 use crate::raw_outputs::{self, Template};
 
 /// Reads each selected run in one query; a selector that matches no row is an error.
@@ -56,17 +57,7 @@ pub async fn run(args: RunArgs<'_>, out: &mut Output) -> Result<u8, Failure> {
             .map_err(database::failure)?;
     }
     store.close().await;
-    if !args.otel.as_ref().is_some_and(Sink::takes_stdout) {
-        write_report(
-            &report,
-            args.format,
-            &Made { runs: &runs, policy: &args.policy, files: None },
-            &mut out.head,
-        )?;
-    }
-    if let Some(mut otel) = args.otel {
-        otel.runs(&report.runs);
-        otel.finish(out)?;
-    }
+    let made = Made { runs: &runs, policy: &args.policy, files: None };
+    deliver(&report, args.format, &made, args.otel, out)?;
     Ok(exit_code(&report, args.fail_on))
 }

@@ -5,10 +5,11 @@ use std::path::PathBuf;
 use groundcheck_core::{verify_runs, Policy};
 
 use crate::args::{FailOn, Format};
+use crate::cmd::deliver;
 use crate::failure::Failure;
 use crate::load;
 use crate::otel::Sink;
-use crate::output::{exit_code, write_report, Made, Output};
+use crate::output::{exit_code, Made, Output};
 use crate::raw_outputs::{self, Template};
 
 /// What `verify` was asked to do.
@@ -38,14 +39,8 @@ pub fn verify(args: VerifyArgs<'_>, out: &mut Output) -> Result<u8, Failure> {
         let verified = load::verify_files(args.paths, &args.policy, args.raw_outputs.as_ref())?;
         (verified.report, Vec::new(), verified.files, verified.notes)
     };
-    if !args.otel.as_ref().is_some_and(Sink::takes_stdout) {
-        let made = Made { runs: &runs, policy: &args.policy, files: Some(files) };
-        write_report(&report, args.format, &made, &mut out.head)?;
-    }
     out.notes.extend(notes);
-    if let Some(mut otel) = args.otel {
-        otel.runs(&report.runs);
-        otel.finish(out)?;
-    }
+    let made = Made { runs: &runs, policy: &args.policy, files: Some(files) };
+    deliver(&report, args.format, &made, args.otel, out)?;
     Ok(exit_code(&report, args.fail_on))
 }
