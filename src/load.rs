@@ -72,8 +72,7 @@ pub fn load_runs(paths: &[PathBuf]) -> Result<Loaded, Failure> {
     let mut runs = RunSet::default();
     for (file, bundle) in files.iter().zip(bundles) {
         for (i, inv) in bundle?.invocations.into_iter().enumerate() {
-            runs.push(inv)
-                .map_err(|e| Failure::input(format!("{}: $.invocations[{i}].id: {e}", display(file))))?;
+            runs.push(inv).map_err(|e| repeated_id(file, i, &e))?;
         }
     }
     Ok(Loaded { runs: runs.into_runs(), files: files.len(), notes })
@@ -126,9 +125,7 @@ pub fn verify_files(
     let mut verdicts = VerdictSet::default();
     for (file, checked) in files.iter().zip(checked) {
         for (i, c) in checked?.into_iter().enumerate() {
-            verdicts
-                .push(&c.run_id, &c.session_id, c.verdict)
-                .map_err(|e| Failure::input(format!("{}: $.invocations[{i}].id: {e}", display(file))))?;
+            verdicts.push(&c.run_id, &c.session_id, c.verdict).map_err(|e| repeated_id(file, i, &e))?;
         }
     }
     Ok(Verified { report: verdicts.into_report(), files: files.len(), notes })
@@ -139,6 +136,12 @@ struct Checked {
     verdict: Verdict,
     run_id: Option<String>,
     session_id: Option<String>,
+}
+
+/// An `id` repeated in a run, said at the place of the second: the same line whether the
+/// runs are kept ([`load_runs`]) or only their verdicts ([`verify_files`]).
+fn repeated_id(file: &Path, index: usize, e: &groundcheck_core::DuplicateId) -> Failure {
+    Failure::input(format!("{}: $.invocations[{index}].id: {e}", display(file)))
 }
 
 /// Reads and parses one bundle file (or standard input for `-`).
