@@ -14,6 +14,43 @@ pub(crate) fn normalize(text: &str) -> String {
         return normalize_ascii(text);
     }
     let nfkc = ComposingNormalizerBorrowed::new_nfkc().normalize(text);
+    let mut out = String::with_capacity(nfkc.len());
+    let mut pending_space = false;
+    // Folding, lower casing and white space one character at a time: what the three passes
+    // of `normalize_in_passes` give, since no character's lower case is white space and
+    // `str::to_lowercase` maps each character alone — except capital sigma, whose lower
+    // case depends on its neighbours (final `ς`), which is left to those passes.
+    for c in nfkc.chars() {
+        let (space, lower) = match c {
+            // ASCII: folding leaves it, so only its white space and lower case remain.
+            '\0'..='\x7f' => (ascii_space(c as u8), c.to_ascii_lowercase()),
+            'Σ' => return normalize_in_passes(&nfkc),
+            c => (c.is_whitespace(), fold(c)),
+        };
+        if space {
+            pending_space = !out.is_empty();
+            continue;
+        }
+        if pending_space {
+            out.push(' ');
+            pending_space = false;
+        }
+        if lower.is_ascii() || UNCASED.iter().any(|range| range.contains(&lower)) {
+            out.push(lower);
+        } else {
+            out.extend(lower.to_lowercase());
+        }
+    }
+    out
+}
+
+/// Blocks whose characters have no lower case of their own (CJK and kana, Yi, Hangul
+/// syllables: tested below), so that the lookup `char::to_lowercase` does in its case
+/// tables — a binary search per character — is skipped for the text of East Asian logs.
+const UNCASED: [std::ops::RangeInclusive<char>; 2] = ['\u{3000}'..='\u{a63f}', '\u{ac00}'..='\u{d7a3}'];
+
+/// The pipeline after NFKC as the spec states it, one whole-text pass per step.
+fn normalize_in_passes(nfkc: &str) -> String {
     let folded: String = nfkc.chars().map(fold).collect();
     let lower = folded.to_lowercase();
     let mut out = String::with_capacity(lower.len());
@@ -37,9 +74,8 @@ pub(crate) fn normalize(text: &str) -> String {
 fn normalize_ascii(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut pending_space = false;
-    // The ASCII characters with the Unicode White_Space property (`char::is_whitespace`).
     for b in text.bytes() {
-        if matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ') {
+        if ascii_space(b) {
             pending_space = !out.is_empty();
         } else {
             if pending_space {
@@ -50,6 +86,11 @@ fn normalize_ascii(text: &str) -> String {
         }
     }
     out
+}
+
+/// The ASCII characters with the Unicode White_Space property (`char::is_whitespace`).
+fn ascii_space(b: u8) -> bool {
+    matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ')
 }
 
 /// Typographic folding: quotes to ASCII quotes, dashes and minus to `-`.
@@ -67,6 +108,8 @@ fn fold(c: char) -> char {
 pub(crate) mod tests {
     use std::cell::Cell;
 
+    use icu_normalizer::ComposingNormalizerBorrowed;
+
     use super::normalize;
 
     thread_local! {
@@ -82,6 +125,66 @@ pub(crate) mod tests {
         assert_eq!(normalize("  many \n\t spaces\u{3000}here  "), "many spaces here");
         assert_eq!(normalize("wait…"), "wait...");
         assert_eq!(normalize("ΣΑΣ İ"), "σας i̇");
+    }
+
+    /// The one-pass loop is the spec's pipeline, pass by pass, on every kind of character it
+    /// treats alike: lower casing that grows (`İ`), white space of every kind, folded
+    /// punctuation, compatibility forms, combining marks and CJK.
+    #[test]
+    fn one_pass_is_the_pipeline_in_passes() {
+        let pieces = [
+            "İ",
+            "ẞ",
+            "Ǆ",
+            "ﬃ",
+            "Ａ",
+            "\u{3000}",
+            "\u{2028}",
+            "\u{85}",
+            " ",
+            "\t",
+            "“",
+            "–",
+            "…",
+            "e\u{301}",
+            "数据库",
+            "x",
+            "Ω",
+            "\u{212a}",
+            "①",
+            "ᾈ",
+            "ǅ",
+        ];
+        for a in pieces {
+            for b in pieces {
+                for c in pieces {
+                    let text = format!("{a}{b} {c}{a}");
+                    let nfkc = ComposingNormalizerBorrowed::new_nfkc().normalize(&text);
+                    assert_eq!(normalize(&text), super::normalize_in_passes(&nfkc), "{text:?}");
+                }
+            }
+        }
+        // Sigma takes the passes: its lower case depends on what follows.
+        assert_eq!(normalize("ΟΔΟΣ ΣΑΣ"), "οδος σας");
+        assert_eq!(normalize("\u{3f9}Α\u{3f9}"), "σας", "NFKC makes the lunate sigma a capital sigma");
+    }
+
+    #[test]
+    fn uncased_blocks_have_no_lower_case() {
+        for range in super::UNCASED {
+            for c in range {
+                assert!(c.to_lowercase().eq([c]), "{c:?}");
+            }
+        }
+    }
+
+    /// What the one-pass loop relies on, for every character: lower casing neither makes nor
+    /// unmakes white space.
+    #[test]
+    fn lower_case_keeps_white_space_apart() {
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            assert_eq!(c.to_lowercase().any(char::is_whitespace), c.is_whitespace(), "{c:?}");
+        }
     }
 
     /// The ASCII fast path is the general pipeline on every ASCII character, alone and in runs.
