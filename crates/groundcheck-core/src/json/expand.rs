@@ -34,6 +34,8 @@ pub(crate) struct Expanded {
 /// owned one is expanded where it lies.
 pub(crate) fn expand(doc: Cow<'_, Json>, max_depth: usize) -> Result<Option<Expanded>, TooDeep> {
     let mut root = match doc {
+        // Most documents hold no JSON in their strings: they are not copied to find that out.
+        Cow::Borrowed(doc) if !any_candidate(doc.root()) => return Ok(None),
         Cow::Borrowed(doc) => clone_flat(doc.root()),
         Cow::Owned(doc) => doc.into_root(),
     };
@@ -81,12 +83,35 @@ fn expand_in_place(root: &mut Node, max_depth: usize, held: &mut AddressSet) -> 
     Ok(changed)
 }
 
+/// Whether a string of `root` could hold JSON: [`held_json`]'s first test, without parsing.
+fn any_candidate(root: &Node) -> bool {
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        match node {
+            Node::Array(items) => stack.extend(items),
+            Node::Object(members) => stack.extend(members.iter().map(|(_, n)| n)),
+            Node::String(text) => {
+                if starts_a_container(text) {
+                    return true;
+                }
+            }
+            Node::Null | Node::Bool(_) | Node::Number(_) => {}
+        }
+    }
+    false
+}
+
+/// Whether the first byte of `text` past JSON white space opens an object or an array (a BOM
+/// is not white space).
+fn starts_a_container(text: &str) -> bool {
+    let first = text.bytes().find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
+    matches!(first, Some(b'{' | b'['))
+}
+
 /// The value `text` holds, if it is JSON text whose top-level value is an object or array,
 /// parsed with nesting up to `max_depth`.
 fn held_json(text: &str, max_depth: usize) -> Result<Option<Node>, TooDeep> {
-    // JSON text may have white space around its value (a BOM is not white space).
-    let first = text.bytes().find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
-    if !matches!(first, Some(b'{' | b'[')) {
+    if !starts_a_container(text) {
         return Ok(None);
     }
     match parse_with_depth_limit(text, max_depth) {
