@@ -14,34 +14,25 @@ pub(crate) fn normalize(text: &str) -> String {
         return normalize_ascii(text);
     }
     let nfkc = ComposingNormalizerBorrowed::new_nfkc().normalize(text);
-    let mut out = String::with_capacity(nfkc.len());
-    let mut pending_space = false;
+    let mut out = Collapsed::with_capacity(nfkc.len());
     // Folding, lower casing and white space one character at a time: what the three passes
     // of `normalize_in_passes` give, since no character's lower case is white space and
     // `str::to_lowercase` maps each character alone — except capital sigma, whose lower
     // case depends on its neighbours (final `ς`), which is left to those passes.
     for c in nfkc.chars() {
-        let (space, lower) = match c {
+        match c {
             // ASCII: folding leaves it, so only its white space and lower case remain.
-            '\0'..='\x7f' => (ascii_space(c as u8), c.to_ascii_lowercase()),
+            '\0'..='\x7f' if ascii_space(c as u8) => out.space(),
+            '\0'..='\x7f' => out.push(c.to_ascii_lowercase()),
             'Σ' => return normalize_in_passes(&nfkc),
-            c => (c.is_whitespace(), fold(c)),
-        };
-        if space {
-            pending_space = !out.is_empty();
-            continue;
-        }
-        if pending_space {
-            out.push(' ');
-            pending_space = false;
-        }
-        if lower.is_ascii() || UNCASED.iter().any(|range| range.contains(&lower)) {
-            out.push(lower);
-        } else {
-            out.extend(lower.to_lowercase());
+            c if c.is_whitespace() => out.space(),
+            c => match fold(c) {
+                c if c.is_ascii() || UNCASED.iter().any(|range| range.contains(&c)) => out.push(c),
+                c => c.to_lowercase().for_each(|lower| out.push(lower)),
+            },
         }
     }
-    out
+    out.text
 }
 
 /// Blocks whose characters have no lower case of their own (CJK and kana, Yi, Hangul
@@ -53,39 +44,54 @@ const UNCASED: [std::ops::RangeInclusive<char>; 2] = ['\u{3000}'..='\u{a63f}', '
 fn normalize_in_passes(nfkc: &str) -> String {
     let folded: String = nfkc.chars().map(fold).collect();
     let lower = folded.to_lowercase();
-    let mut out = String::with_capacity(lower.len());
-    let mut pending_space = false;
+    let mut out = Collapsed::with_capacity(lower.len());
     for c in lower.chars() {
         if c.is_whitespace() {
-            pending_space = !out.is_empty();
+            out.space();
         } else {
-            if pending_space {
-                out.push(' ');
-                pending_space = false;
-            }
             out.push(c);
         }
     }
-    out
+    out.text
 }
 
 /// [`normalize`] for ASCII text, most of a tool output's leaves: NFKC and the folding leave
 /// ASCII as it is, so only lower casing and white space remain — one pass, no tables.
 fn normalize_ascii(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut pending_space = false;
+    let mut out = Collapsed::with_capacity(text.len());
     for b in text.bytes() {
         if ascii_space(b) {
-            pending_space = !out.is_empty();
+            out.space();
         } else {
-            if pending_space {
-                out.push(' ');
-                pending_space = false;
-            }
             out.push(char::from(b.to_ascii_lowercase()));
         }
     }
-    out
+    out.text
+}
+
+/// Text written with every run of white space as one space, and none at either end.
+struct Collapsed {
+    text: String,
+    /// White space was met since the last character (and after the first).
+    pending: bool,
+}
+
+impl Collapsed {
+    fn with_capacity(bytes: usize) -> Collapsed {
+        Collapsed { text: String::with_capacity(bytes), pending: false }
+    }
+
+    fn space(&mut self) {
+        self.pending = !self.text.is_empty();
+    }
+
+    fn push(&mut self, c: char) {
+        if self.pending {
+            self.text.push(' ');
+            self.pending = false;
+        }
+        self.text.push(c);
+    }
 }
 
 /// The ASCII characters with the Unicode White_Space property (`char::is_whitespace`).
