@@ -81,10 +81,12 @@ impl Collapsed {
         Collapsed { text: String::with_capacity(bytes), pending: false }
     }
 
+    #[inline]
     fn space(&mut self) {
         self.pending = !self.text.is_empty();
     }
 
+    #[inline]
     fn push(&mut self, c: char) {
         if self.pending {
             self.text.push(' ');
