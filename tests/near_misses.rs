@@ -181,6 +181,29 @@ fn elsewhere_looks_in_the_expanded_view_only_when_the_document_as_written_has_no
 }
 
 #[test]
+fn elsewhere_follows_the_documents_order_when_a_key_repeats() {
+    // A repeated key keeps its last value at its first position: `a` holds the text and
+    // comes before `b`, which the text as written would not say.
+    let doc = r#"{"a":"first","b":"connection refused","a":"connection refused","c":"x"}"#;
+    let refs = [("$.c", "connection refused"), ("$.zz", "connection refused")];
+    for r in check(doc, &refs, &Policy::default()) {
+        assert_eq!(r.elsewhere.as_deref(), Some("$['a']"), "{r:?}");
+    }
+    // The first value of a repeated key is no leaf at all.
+    let doc = r#"{"a":"connection refused","b":"y","a":"z"}"#;
+    assert_eq!(one(doc, "$.b", "connection refused").elsewhere, None);
+}
+
+#[test]
+fn elsewhere_reads_a_string_that_only_looks_like_json_as_text() {
+    let doc = r#"{"a":"x","b":"{not json: connection refused","c":["[\"disk full\"]","y"]}"#;
+    assert_eq!(one(doc, "$.a", "connection refused").elsewhere.as_deref(), Some("$['b']"));
+    assert_eq!(one(doc, "$.a", "deadlock").elsewhere, None);
+    // The string holding JSON holds the words as written: the document as written answers.
+    assert_eq!(one(doc, "$.a", "disk full").elsewhere.as_deref(), Some("$['c'][0]"));
+}
+
+#[test]
 fn elsewhere_is_not_looked_for_in_a_document_past_the_node_limit() {
     let doc = r#"{"a":"x","b":["y","connection refused"]}"#; // 5 nodes: the root, a, b, b[0], b[1]
     let at = Policy { limits: Limits { max_nodes: 5, ..Limits::default() }, ..Policy::default() };

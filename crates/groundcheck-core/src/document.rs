@@ -168,6 +168,12 @@ pub(crate) trait Search {
         selection: &Selection<'_, T>,
         leaves: &mut Leaves,
     ) -> Result<Self::Found, T::Rewritten>;
+
+    /// Searches the whole of a located document from its text, read without building its
+    /// tree (`json/walk.rs`), when the search can: `None` when it needs the tree after all.
+    fn run_text(&self, _text: &str, _policy: &Policy) -> Option<Result<Self::Found, OverLimit>> {
+        None
+    }
 }
 
 /// What a search runs over: what a path selects, or the whole document (`elsewhere`).
@@ -205,8 +211,9 @@ pub(crate) struct Document<'a> {
 /// The plain document, in the form its route built.
 enum View<'a> {
     /// What each planned singular path (by trimmed text) selects, with its normalized path;
-    /// and our tree of the whole text, once a search of the whole document needed it.
-    Located { found: HashMap<String, Option<(String, Json)>>, whole: Option<TreeDoc<'a>> },
+    /// the text; and our tree of it, once a search of the whole document needed one (the
+    /// search could not read the text itself).
+    Located { found: HashMap<String, Option<(String, Json)>>, text: &'a str, whole: Option<TreeDoc<'a>> },
     /// The text, parsed by serde_json; the text is kept for the fallback to our tree.
     Value { value: Value, text: &'a str },
     /// Our tree.
@@ -271,6 +278,11 @@ impl<'a> Document<'a> {
     ) -> Result<Option<S::Found>, OverLimit> {
         match which {
             Which::Plain => {
+                if let View::Located { text, whole: None, .. } = &self.plain {
+                    if let Some(found) = search.run_text(text, policy) {
+                        return found.map(Some);
+                    }
+                }
                 let fits = match self.plain_fits {
                     Some(fits) => fits,
                     None => *self.plain_fits.insert(self.plain.fits(self.inv, policy)?),
@@ -405,7 +417,7 @@ impl<'a> View<'a> {
         leaves: &mut Leaves,
     ) -> Result<Option<S::Found>, OverLimit> {
         match self {
-            View::Located { found, whole } => match query {
+            View::Located { found, whole, .. } => match query {
                 Query::Path { text, .. } => {
                     let Some((normalized, doc)) = found.get(text).and_then(Option::as_ref) else {
                         return Ok(None);
@@ -494,6 +506,7 @@ fn located<'a>(text: &'a str, plan: &[(String, Compiled)], policy: &Policy) -> R
                     (key.clone(), found)
                 })
                 .collect(),
+            text,
             whole: None,
         }),
         Err(e) if matches!(e.kind, JsonErrorKind::TooDeep(_)) => Err(OverLimit),

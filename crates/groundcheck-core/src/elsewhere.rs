@@ -14,13 +14,22 @@
 //! then only in what expansion added (the values that replaced strings): every other leaf
 //! of it is a leaf of the document as written, just shown not to hold the quote, so the
 //! first leaf found there is the first of the whole expanded view.
+//!
+//! A located document (a text only singular paths were asked of) has no tree: its leaves are
+//! read straight from the text (`json/walk.rs`), the winning leaf's path found by a second
+//! walk, and the tree is parsed only when an object repeats a key (the walk's order is then
+//! not the tree's). That walk also tells whether any string could hold JSON; when none can,
+//! there is no expanded view to search.
 
 use std::cell::OnceCell;
 
-use crate::document::Search;
-use crate::json::Tree;
+use rayon::prelude::*;
+
+use crate::document::{OverLimit, Search};
+use crate::json::{text_leaf_path, text_leaves, TextLeaves, Tree};
 use crate::ladder::{for_each_leaf, leaf_path, Needle};
 use crate::leaves::Leaves;
+use crate::normalize::normalize;
 use crate::path::Selection;
 use crate::policy::{Policy, Rung};
 
@@ -28,7 +37,23 @@ use crate::policy::{Policy, Rung};
 pub(crate) struct Haystack {
     raw: Texts,
     normal: Texts,
+    read: Read,
 }
+
+/// How a [`Haystack`] was read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Read {
+    /// From a tree.
+    Tree,
+    /// From a located document's text; `candidate`: some string could hold JSON.
+    Text { candidate: bool },
+    /// From a located document's text, which has more values than the node limit (nothing
+    /// is kept): every search of it is [`OverLimit`].
+    TextOverLimit,
+}
+
+/// Leaves this many or more are normalised on rayon.
+const PARALLEL_LEAVES: usize = 256;
 
 /// Leaf texts laid end to end; `ends[k]` is where leaf `k` ends.
 #[derive(Default)]
@@ -98,7 +123,34 @@ impl Haystack {
             raw.push(leaf);
             normal.push(&leaves.lookup(leaf).text);
         }
-        Ok(Haystack { raw, normal })
+        Ok(Haystack { raw, normal, read: Read::Tree })
+    }
+
+    /// Reads the leaves of a located document's text, or `None` when an object repeats a key
+    /// (the tree's order is then not the text's).
+    fn walk(text: &str, policy: &Policy) -> Option<Haystack> {
+        let TextLeaves { all, ends, nodes, candidate } = text_leaves(text, policy.limits.max_depth).ok()?;
+        if nodes > policy.limits.max_nodes {
+            let empty = || Texts { all: String::new(), ends: Vec::new() };
+            return Some(Haystack { raw: empty(), normal: empty(), read: Read::TextOverLimit });
+        }
+        let raw = Texts { all, ends };
+        let normalised: Vec<String> = if raw.ends.len() >= PARALLEL_LEAVES {
+            (0..raw.ends.len()).into_par_iter().map(|k| normalize(raw.leaf(k))).collect()
+        } else {
+            (0..raw.ends.len()).map(|k| normalize(raw.leaf(k))).collect()
+        };
+        let mut normal = Texts::with_capacity(normalised.len(), raw.all.len());
+        for leaf in &normalised {
+            normal.push(leaf);
+        }
+        Some(Haystack { raw, normal, read: Read::Text { candidate } })
+    }
+
+    /// Whether the view was read from a text none of whose strings could hold JSON, so that
+    /// the document has no expanded view.
+    pub(crate) fn rules_out_expanded(&self) -> bool {
+        self.read == Read::Text { candidate: false }
     }
 
     /// The index of the first leaf holding `needle` on a rung up to `max` (fuzzy aside).
@@ -148,5 +200,23 @@ impl Search for Elsewhere<'_> {
         let Some(haystack) = self.haystack.get() else { return Ok(None) };
         let found = haystack.first_holding(self.needle, self.policy.loosest_exact_rung());
         Ok(found.map(|k| leaf_path(&selection.nodes, |i| selection.base(i), k)))
+    }
+
+    fn run_text(&self, text: &str, policy: &Policy) -> Option<Result<Option<String>, OverLimit>> {
+        if self.haystack.get().is_none() {
+            // A repeated key: nothing is kept, and the tree (read once) takes over.
+            let _ = self.haystack.set(Haystack::walk(text, policy)?);
+        }
+        let haystack = self.haystack.get()?;
+        match haystack.read {
+            Read::Tree => None,
+            Read::TextOverLimit => Some(Err(OverLimit)),
+            Read::Text { .. } => {
+                let found = haystack.first_holding(self.needle, self.policy.loosest_exact_rung());
+                let path =
+                    |k| text_leaf_path(text, policy.limits.max_depth, k).unwrap_or_else(|| "$".to_string());
+                Some(Ok(found.map(path)))
+            }
+        }
     }
 }

@@ -273,6 +273,8 @@ fn elsewhere(
     for (which, haystack) in [Which::Plain, Which::Expanded].into_iter().zip(haystacks) {
         match document.search_whole(which, policy, &Elsewhere { needle, policy, haystack }) {
             Ok(Some(Some(path))) => return Some(path),
+            // No string of the text could hold JSON: it has no expanded view.
+            Ok(Some(None)) if haystack.get().is_some_and(Haystack::rules_out_expanded) => return None,
             Ok(Some(None)) => {}
             Ok(None) | Err(OverLimit) => return None,
         }

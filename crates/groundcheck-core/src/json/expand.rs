@@ -103,7 +103,7 @@ fn any_candidate(root: &Node) -> bool {
 
 /// Whether the first byte of `text` past JSON white space opens an object or an array (a BOM
 /// is not white space).
-fn starts_a_container(text: &str) -> bool {
+pub(super) fn starts_a_container(text: &str) -> bool {
     let first = text.bytes().find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
     matches!(first, Some(b'{' | b'['))
 }

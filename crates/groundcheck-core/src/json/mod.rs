@@ -12,6 +12,7 @@ mod locate;
 mod parse;
 mod tree;
 mod value;
+mod walk;
 mod write;
 
 pub(crate) use expand::{expand, Expanded};
@@ -20,6 +21,7 @@ pub(crate) use parse::parse_with_depth_limit;
 pub use parse::{JsonError, JsonErrorKind};
 pub(crate) use tree::{holds_at_most, Rewritten, Step, Tree};
 pub(crate) use value::to_serde_value;
+pub(crate) use walk::{leaf_path as text_leaf_path, text_leaves, TextLeaves};
 
 /// One JSON value; the private building block of [`Json`].
 ///

@@ -402,6 +402,11 @@ impl<'a> Parser<'a> {
         decoded
     }
 
+    /// A string starting at the opening quote, decoded onto the end of `out`.
+    pub(super) fn decode_into(&mut self, out: &mut String) -> Result<(), JsonError> {
+        self.scan_string(Some(out))
+    }
+
     /// A string starting at the opening quote, validated but not decoded (nothing allocated):
     /// what the locator does with values it does not need.
     pub(super) fn skip_string(&mut self) -> Result<(), JsonError> {
