@@ -148,6 +148,37 @@ def normalize(text: str) -> str:
     return _WS_RUN.sub(" ", s).strip(" ")
 
 
+_DIGITS = frozenset("0123456789")
+
+
+def splits_number(hay: str, start: int, end: int) -> bool:
+    """Whether hay[start:end], taken as a match, splits a number of `hay` (§3.3): where it
+    begins with a digit, the character before is a digit or a `.`/`,` with a digit before it;
+    where it ends with a digit, the character after is a digit or a `.`/`,` with a digit
+    after it. Only 0-9 are digits."""
+    if start >= end:
+        return False
+    if hay[start] in _DIGITS and start > 0:
+        before = hay[start - 1]
+        if before in _DIGITS or (before in ".," and start > 1 and hay[start - 2] in _DIGITS):
+            return True
+    if hay[end - 1] in _DIGITS and end < len(hay):
+        after = hay[end]
+        if after in _DIGITS or (after in ".," and end + 1 < len(hay) and hay[end + 1] in _DIGITS):
+            return True
+    return False
+
+
+def find_whole(hay: str, needle: str, at: int = 0) -> int:
+    """Where `needle` first occurs in `hay` at or after `at` without splitting a number
+    (overlapping occurrences tried in turn), or -1."""
+    while True:
+        found = hay.find(needle, at)
+        if found < 0 or not splits_number(hay, found, found + len(needle)):
+            return found
+        at = found + 1
+
+
 class Needle:
     """A ref's text, prepared once for every rung."""
 
@@ -166,7 +197,7 @@ class Needle:
 
     def normalized_in(self, leaf_n: str) -> bool:
         # A needle that normalises to nothing proves nothing.
-        return bool(self.normalized) and self.normalized in leaf_n
+        return bool(self.normalized) and find_whole(leaf_n, self.normalized) >= 0
 
     def elided_in(self, leaf_n: str) -> bool:
         pieces = self.pieces
@@ -174,7 +205,7 @@ class Needle:
             return False
         at = 0
         for piece in pieces:
-            found = leaf_n.find(piece, at)
+            found = find_whole(leaf_n, piece, at)
             if found < 0:
                 return False
             at = found + len(piece)
@@ -182,7 +213,7 @@ class Needle:
 
     def rung_in_text(self, text: str, max_rung: int):
         """The first rung (index) on which the needle is in `text` taken as one leaf."""
-        if self.text in text:
+        if find_whole(text, self.text) >= 0:
             return 0
         if max_rung == 0:
             return None
@@ -197,7 +228,7 @@ class Needle:
         """(rung index, leaf ordinal) of the first hit, each rung on every leaf first."""
         text = self.text
         for i, leaf in enumerate(leaves):
-            if text in leaf:
+            if find_whole(leaf, text) >= 0:
                 return 0, i
         if max_rung == 0:
             return None
@@ -205,7 +236,7 @@ class Needle:
         if self.normalized:
             needle = self.normalized
             for i, leaf in enumerate(normalized):
-                if needle in leaf:
+                if find_whole(leaf, needle) >= 0:
                     return 1, i
         if max_rung == 2 and self.pieces is not None:
             for i, leaf in enumerate(normalized):
