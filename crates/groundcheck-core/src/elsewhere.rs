@@ -28,7 +28,7 @@ use rayon::prelude::*;
 use crate::document::{OverLimit, Search};
 use crate::json::{text_leaf_path, text_leaves, TextLeaves, Tree};
 use crate::ladder::{for_each_leaf, leaf_path, Needle};
-use crate::leaves::Leaves;
+use crate::leaves::{Leaves, PARALLEL_LEAVES};
 use crate::normalize::normalize;
 use crate::path::Selection;
 use crate::policy::{Policy, Rung};
@@ -51,9 +51,6 @@ enum Read {
     /// is kept): every search of it is [`OverLimit`].
     TextOverLimit,
 }
-
-/// Leaves this many or more are normalised on rayon.
-const PARALLEL_LEAVES: usize = 256;
 
 /// Leaf texts laid end to end; `ends[k]` is where leaf `k` ends.
 #[derive(Default)]

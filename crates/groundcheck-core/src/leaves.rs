@@ -23,8 +23,9 @@ const BUDGET: usize = 256 * 1024 * 1024;
 /// What one index entry costs besides its text (key, span, hash-table slack).
 const ENTRY_COST: usize = 48;
 
-/// Leaves this many or more are normalised on rayon when prepared together.
-const PARALLEL_LEAVES: usize = 256;
+/// Leaves this many or more are normalised on rayon when prepared together (here, and by
+/// `elsewhere` for the leaves it reads from a text).
+pub(crate) const PARALLEL_LEAVES: usize = 256;
 
 /// An invocation's normalised leaves.
 #[derive(Default)]
