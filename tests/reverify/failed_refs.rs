@@ -148,8 +148,16 @@ fn reverify_write_stores_fuzzy_verdicts_under_a_key_naming_the_threshold() {
 fn unreadable_stored_totals_stop_a_resumed_job() {
     let engine = engines::all().remove(0);
     let url = engine.url.as_str();
-    import_corpus(url, 200);
-    kill_mid_job(url, &["reverify", "--database", url, "--write", "--batch-rows", "20"], 0, 200, engine.name);
+    // As many rows as the other killed jobs: with 200 the job could finish between the check
+    // that it had committed 60 rows and the kill, once verification got faster.
+    let total = import_corpus(url, 3_000);
+    kill_mid_job(
+        url,
+        &["reverify", "--database", url, "--write", "--batch-rows", "20"],
+        0,
+        total,
+        engine.name,
+    );
     engines::execute(
         url,
         "UPDATE reverify_checkpoint SET totals = ?",
