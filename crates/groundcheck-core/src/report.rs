@@ -232,6 +232,18 @@ pub struct RunReport {
     pub invocations: Vec<Verdict>,
 }
 
+impl RunReport {
+    /// The report of a run from its verdicts in any order: sorted by `id`, then counted.
+    pub(crate) fn of(
+        run_id: Option<String>,
+        session_id: Option<String>,
+        mut verdicts: Vec<Verdict>,
+    ) -> RunReport {
+        verdicts.sort_by_key(|v| v.id);
+        RunReport { run_id, session_id, summary: Summary::of(&verdicts), invocations: verdicts }
+    }
+}
+
 /// A whole report: every run verified by one command.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Report {

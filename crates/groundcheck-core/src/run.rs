@@ -3,7 +3,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::invocation::Invocation;
-use crate::report::{Report, RunReport, Summary, Verdict};
+use crate::report::{Report, RunReport, Verdict};
 
 /// The invocations of one diagnosis run (or, for rows without `run_id`, of one session).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -71,7 +71,8 @@ impl RunSet {
 /// Pushed in the same order, it gives the same report, byte for byte.
 #[derive(Debug, Default)]
 pub struct VerdictSet {
-    runs: Vec<RunReport>,
+    /// Each run's keys and verdicts, in order of first appearance.
+    runs: Vec<(Option<String>, Option<String>, Vec<Verdict>)>,
     slots: Slots,
 }
 
@@ -85,25 +86,20 @@ impl VerdictSet {
         verdict: Verdict,
     ) -> Result<(), DuplicateId> {
         let slot = self.slots.slot(run_id, session_id, verdict.id, |run, session| {
-            self.runs.push(RunReport {
-                run_id: run.clone(),
-                session_id: session.clone(),
-                summary: Summary::default(),
-                invocations: Vec::new(),
-            })
+            self.runs.push((run.clone(), session.clone(), Vec::new()))
         })?;
-        self.runs[slot].invocations.push(verdict);
+        self.runs[slot].2.push(verdict);
         Ok(())
     }
 
     /// The report: runs in order of first appearance, verdicts by `id`.
     pub fn into_report(self) -> Report {
-        let mut runs = self.runs;
-        for run in &mut runs {
-            run.invocations.sort_by_key(|v| v.id);
-            run.summary = Summary::of(&run.invocations);
-        }
-        Report::new(runs)
+        Report::new(
+            self.runs
+                .into_iter()
+                .map(|(run, session, verdicts)| RunReport::of(run, session, verdicts))
+                .collect(),
+        )
     }
 }
 

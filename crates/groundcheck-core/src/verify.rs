@@ -17,9 +17,7 @@ use crate::leaves::Leaves;
 use crate::normalize::normalize;
 use crate::path::Selection;
 use crate::policy::{Policy, Require, Rung};
-use crate::report::{
-    Nearest, Reason, RefOutcome, RefReport, Report, RunReport, Status, Summary, Verdict, Warning,
-};
+use crate::report::{Nearest, Reason, RefOutcome, RefReport, Report, RunReport, Status, Verdict, Warning};
 use crate::run::Run;
 use crate::score::Score;
 
@@ -70,15 +68,8 @@ impl<'p> Verifier<'p> {
 }
 
 fn verify_run_with(run: &Run, policy: &Policy, cache: &PathCache) -> RunReport {
-    let mut verdicts: Vec<Verdict> =
-        run.invocations.par_iter().map(|inv| verify_with(inv, policy, cache, true)).collect();
-    verdicts.sort_by_key(|v| v.id);
-    RunReport {
-        run_id: run.run_id.clone(),
-        session_id: run.session_id.clone(),
-        summary: Summary::of(&verdicts),
-        invocations: verdicts,
-    }
+    let verdicts = run.invocations.par_iter().map(|inv| verify_with(inv, policy, cache, true)).collect();
+    RunReport::of(run.run_id.clone(), run.session_id.clone(), verdicts)
 }
 
 /// Checks the refs of one invocation in order, loading its document on the first ref that
