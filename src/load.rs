@@ -91,9 +91,9 @@ pub struct Verified {
 }
 
 /// Reads every bundle the PATH arguments name (see [`inputs`]) and verifies it, one file at a
-/// time: each file is read, parsed and its invocations verified (raw outputs looked up first
-/// with `template`) before the thread reads another, and each raw output is dropped once
-/// verified. So memory holds one file and its bundle per thread plus the verdicts, never
+/// time: each file is read, parsed and its invocations verified (each one's raw output file
+/// looked up with `template` just before) before the thread reads another, and each raw
+/// output is dropped once verified. So memory holds one file and its bundle per thread plus the verdicts, never
 /// every raw output of the folder (they are most of its bytes; holding them all made peak
 /// RSS 23x the largest file). Files are merged in order, so the runs, the verdicts and the
 /// first problem reported (a bad file, an `id` repeated in a run) are the same with any
@@ -107,17 +107,14 @@ pub fn verify_files(
     let verifier = Verifier::new(policy);
     let verify_file = |file: &PathBuf| -> Result<Vec<Checked>, Failure> {
         let bundle = read_bundle(file)?;
-        let mut file_run = [Run { invocations: bundle.invocations, ..Run::default() }];
-        if let Some(template) = template {
-            raw_outputs::attach(template, &mut file_run, policy.limits.max_output_bytes);
-        }
-        let [Run { invocations, .. }] = file_run;
-        Ok(invocations
+        Ok(bundle
+            .invocations
             .into_par_iter()
-            .map(|inv| Checked {
-                verdict: verifier.verify(&inv),
-                run_id: inv.run_id,
-                session_id: inv.session_id,
+            .map(|mut inv| {
+                if let Some(template) = template {
+                    raw_outputs::attach_one(template, &mut inv, policy.limits.max_output_bytes);
+                }
+                Checked { verdict: verifier.verify(&inv), run_id: inv.run_id, session_id: inv.session_id }
             })
             .collect())
     };

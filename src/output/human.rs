@@ -88,7 +88,6 @@ fn counts(s: &Summary) -> String {
     )
 }
 
-/// The counts of several runs added up.
 /// The counts of several runs added up (the grand total; the HTML page's header).
 pub(super) fn total<'a>(summaries: impl Iterator<Item = &'a Summary>) -> Summary {
     summaries.fold(Summary::default(), |t, s| Summary {

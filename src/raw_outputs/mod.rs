@@ -15,12 +15,19 @@ pub use crate::raw_outputs::template::Template;
 /// file.
 pub fn attach(template: &Template, runs: &mut [Run], max_bytes: usize) {
     let invocations = runs.par_iter_mut().flat_map(|run| run.invocations.par_iter_mut());
-    invocations.filter(|inv| inv.raw_output.is_none()).for_each(|inv: &mut Invocation| {
-        let (file, lossy) = match template.path_for(inv) {
-            Some(path) => read::read(&path, max_bytes),
-            None => (RawOutputFile::PathUnsafe, false),
-        };
-        inv.invalid_utf8 |= lossy;
-        inv.raw_output_file = Some(file);
-    });
+    invocations.for_each(|inv| attach_one(template, inv, max_bytes));
+}
+
+/// [`attach`] for one invocation: its raw output file looked up (and read), unless it has a
+/// raw output of its own.
+pub fn attach_one(template: &Template, inv: &mut Invocation, max_bytes: usize) {
+    if inv.raw_output.is_some() {
+        return;
+    }
+    let (file, lossy) = match template.path_for(inv) {
+        Some(path) => read::read(&path, max_bytes),
+        None => (RawOutputFile::PathUnsafe, false),
+    };
+    inv.invalid_utf8 |= lossy;
+    inv.raw_output_file = Some(file);
 }
