@@ -23,13 +23,10 @@
 
 use std::cell::OnceCell;
 
-use rayon::prelude::*;
-
 use crate::document::{OverLimit, Search};
 use crate::json::{text_leaf_path, text_leaves, TextLeaves, Tree};
 use crate::ladder::{for_each_leaf, leaf_path, Needle};
-use crate::leaves::{Leaves, PARALLEL_LEAVES};
-use crate::normalize::normalize;
+use crate::leaves::{normalize_each, Leaves};
 use crate::path::Selection;
 use crate::policy::{Policy, Rung};
 
@@ -132,14 +129,10 @@ impl Haystack {
             return Some(Haystack { raw: empty(), normal: empty(), read: Read::TextOverLimit });
         }
         let raw = Texts { all, ends };
-        let normalised: Vec<String> = if raw.ends.len() >= PARALLEL_LEAVES {
-            (0..raw.ends.len()).into_par_iter().map(|k| normalize(raw.leaf(k))).collect()
-        } else {
-            (0..raw.ends.len()).map(|k| normalize(raw.leaf(k))).collect()
-        };
-        let mut normal = Texts::with_capacity(normalised.len(), raw.all.len());
-        for leaf in &normalised {
-            normal.push(leaf);
+        let leaves: Vec<&str> = (0..raw.ends.len()).map(|k| raw.leaf(k)).collect();
+        let mut normal = Texts::with_capacity(leaves.len(), raw.all.len());
+        for leaf in normalize_each(&leaves) {
+            normal.push(&leaf);
         }
         Some(Haystack { raw, normal, read: Read::Text { candidate } })
     }

@@ -23,9 +23,18 @@ const BUDGET: usize = 256 * 1024 * 1024;
 /// What one index entry costs besides its text (key, span, hash-table slack).
 const ENTRY_COST: usize = 48;
 
-/// Leaves this many or more are normalised on rayon when prepared together (here, and by
-/// `elsewhere` for the leaves it reads from a text).
-pub(crate) const PARALLEL_LEAVES: usize = 256;
+/// Leaves this many or more are normalised on rayon when normalised together.
+const PARALLEL_LEAVES: usize = 256;
+
+/// The normalised text of each of `leaves`, in order, on rayon when there are many: for the
+/// cache below, and for `elsewhere`'s leaves read from a text (which no tree holds).
+pub(crate) fn normalize_each(leaves: &[&str]) -> Vec<String> {
+    if leaves.len() >= PARALLEL_LEAVES {
+        leaves.par_iter().map(|leaf| normalize(leaf)).collect()
+    } else {
+        leaves.iter().map(|leaf| normalize(leaf)).collect()
+    }
+}
 
 /// An invocation's normalised leaves.
 #[derive(Default)]
@@ -81,11 +90,7 @@ impl Leaves {
     pub(crate) fn prepare(&mut self, leaves: &[&str]) {
         let missing: Vec<&str> =
             leaves.iter().copied().filter(|l| !self.index.contains_key(&key(l))).collect();
-        let normalised: Vec<String> = if missing.len() >= PARALLEL_LEAVES {
-            missing.par_iter().map(|leaf| normalize(leaf)).collect()
-        } else {
-            missing.iter().map(|leaf| normalize(leaf)).collect()
-        };
+        let normalised = normalize_each(&missing);
         for (leaf, text) in missing.into_iter().zip(normalised) {
             if !self.keep(leaf, &text) {
                 break;
