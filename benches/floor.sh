@@ -18,12 +18,9 @@ SCALE=${SCALE:-15}
 SEED=${SEED:-7}
 REPEAT=${REPEAT:-5}
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/groundcheck-floor.XXXXXX")
-if [[ "${KEEP:-0}" == 1 ]]; then echo "keeping $TMP"; else trap 'rm -rf "$TMP"' EXIT; fi
-if [[ ! -x /usr/bin/time ]]; then
-  SUDO=$([[ $(id -u) == 0 ]] && echo "" || echo sudo)
-  $SUDO apt-get install -y -qq time >/dev/null || { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq time >/dev/null; }
-fi
+. "$ROOT/benches/lib.sh"
+bench_tmp floor
+need_gnu_time
 
 cd "$ROOT"
 cargo build --release --quiet --bin groundcheck --example corpus --example floor

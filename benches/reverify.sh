@@ -24,17 +24,14 @@ N=${N:-20000}
 SEED=${SEED:-7}
 REPEAT=${REPEAT:-3}
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/groundcheck-reverify.XXXXXX")
-if [[ "${KEEP:-0}" == 1 ]]; then echo "keeping $TMP"; else trap 'rm -rf "$TMP"' EXIT; fi
+. "$ROOT/benches/lib.sh"
+bench_tmp reverify
 case "$ENGINE" in
   all) ENGINES=(sqlite mariadb postgres) ;;
   sqlite | mariadb | postgres) ENGINES=("$ENGINE") ;;
   *) echo "ENGINE: expected sqlite, mariadb, postgres or all, got $ENGINE" >&2; exit 2 ;;
 esac
-if [[ ! -x /usr/bin/time ]]; then
-  SUDO=$([[ $(id -u) == 0 ]] && echo "" || echo sudo)
-  $SUDO apt-get install -y -qq time >/dev/null || { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq time >/dev/null; }
-fi
+need_gnu_time
 
 cd "$ROOT"
 cargo build --release --bin groundcheck --example corpus --example bare_select

@@ -15,21 +15,13 @@ REPEAT=${REPEAT:-3}
 SEED=${SEED:-7}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/groundcheck-peer.XXXXXX")
-if [[ "${KEEP:-0}" == 1 ]]; then
-  echo "keeping $TMP"
-else
-  trap 'rm -rf "$TMP"' EXIT
-fi
+. "$ROOT/benches/lib.sh"
+bench_tmp peer
 
 say() { printf '\n== %s\n' "$*"; }
 
 # --- /usr/bin/time (Debian package `time`) -------------------------------------------------
-if [[ ! -x /usr/bin/time ]]; then
-  say "installing /usr/bin/time (Debian package time)"
-  SUDO=$([[ $(id -u) == 0 ]] && echo "" || echo sudo)
-  $SUDO apt-get install -y -qq time >/dev/null || { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq time >/dev/null; }
-fi
+need_gnu_time
 
 # --- 1. build ----------------------------------------------------------------------------------
 say "building groundcheck and the corpus generator (release)"
