@@ -1,7 +1,10 @@
 //! What ends a command early: one line for a person on stderr, then exit code 2 (130 when
 //! it was interrupted).
 
+use std::io::Write;
 use std::path::Path;
+
+use crate::output::visible;
 
 /// The exit code of a command stopped by Ctrl-C: 128 + SIGINT, as shells report it.
 pub const INTERRUPTED: u8 = 130;
@@ -56,4 +59,13 @@ pub fn display(path: &Path) -> String {
     } else {
         path.display().to_string()
     }
+}
+
+/// Writes `line` to stderr as one line a terminal cannot be steered by: every control
+/// character (an `ESC[2J` in a bundle key, a newline in a server's message) and every
+/// character that would reorder the text is shown as `<U+XXXX>`. Every line groundcheck
+/// prints on stderr goes through here, errors included. A failed write (a closed stderr) is
+/// not worth a second failure.
+pub fn say(line: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{}", visible(line, false));
 }

@@ -11,7 +11,7 @@ use groundcheck_core::{Bundle, Policy, Report, Run, RunSet, Verdict, VerdictSet,
 use rayon::prelude::*;
 
 use crate::failure::{display, Failure};
-use crate::raw_outputs::{self, Template};
+use crate::raw_outputs::{self, Lookup, Lookups, Template};
 
 /// The bundle files the PATH arguments name, and what a person should know about them.
 #[derive(Debug, Default)]
@@ -88,6 +88,8 @@ pub struct Verified {
     pub files: usize,
     /// See [`Inputs::notes`].
     pub notes: Vec<String>,
+    /// What the raw-output file lookups found (nothing without a template).
+    pub lookups: Lookups,
 }
 
 /// Reads every bundle the PATH arguments name (see [`inputs`]) and verifies it, one file at a
@@ -111,21 +113,28 @@ pub fn verify_files(
             .invocations
             .into_par_iter()
             .map(|mut inv| {
-                if let Some(template) = template {
-                    raw_outputs::attach_one(template, &mut inv, policy.limits.max_output_bytes);
+                let lookup = template.and_then(|template| {
+                    raw_outputs::attach_one(template, &mut inv, policy.limits.max_output_bytes)
+                });
+                Checked {
+                    verdict: verifier.verify(&inv),
+                    run_id: inv.run_id,
+                    session_id: inv.session_id,
+                    lookup,
                 }
-                Checked { verdict: verifier.verify(&inv), run_id: inv.run_id, session_id: inv.session_id }
             })
             .collect())
     };
     let checked: Vec<Result<Vec<Checked>, Failure>> = files.par_iter().map(verify_file).collect();
     let mut verdicts = VerdictSet::default();
+    let mut lookups = Lookups::default();
     for (file, checked) in files.iter().zip(checked) {
         for (i, c) in checked?.into_iter().enumerate() {
+            lookups.extend(c.lookup);
             verdicts.push(&c.run_id, &c.session_id, c.verdict).map_err(|e| repeated_id(file, i, &e))?;
         }
     }
-    Ok(Verified { report: verdicts.into_report(), files: files.len(), notes })
+    Ok(Verified { report: verdicts.into_report(), files: files.len(), notes, lookups })
 }
 
 /// One invocation's verdict and the keys of its run, its raw output already dropped.
@@ -133,6 +142,7 @@ struct Checked {
     verdict: Verdict,
     run_id: Option<String>,
     session_id: Option<String>,
+    lookup: Option<Lookup>,
 }
 
 /// An `id` repeated in a run, said at the place of the second: the same line whether the

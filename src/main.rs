@@ -92,13 +92,13 @@ fn main() -> ExitCode {
                 Ok(()) => ExitCode::from(code),
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
                 Err(e) => {
-                    eprintln!("stdout: cannot write the output: {e}");
+                    crate::failure::say(&format!("stdout: cannot write the output: {e}"));
                     ExitCode::from(2)
                 }
             }
         }
         Err(failure) => {
-            eprintln!("{}", failure.message);
+            crate::failure::say(&failure.message);
             ExitCode::from(failure.exit_code())
         }
     }
@@ -111,7 +111,7 @@ fn usage_error(e: clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
     if matches!(e.kind(), ErrorKind::InvalidValue | ErrorKind::ValueValidation) {
         let text = e.to_string();
-        eprintln!("{}", text.lines().next().unwrap_or("error: invalid value"));
+        crate::failure::say(text.lines().next().unwrap_or("error: invalid value"));
         return ExitCode::from(2);
     }
     e.exit()

@@ -14,6 +14,7 @@ mod fast_path;
 mod faults;
 mod fuzz_regressions;
 mod harness;
+mod host_safety;
 mod hostile;
 mod json_in_strings;
 mod near_misses;

@@ -10,7 +10,7 @@ use crate::failure::Failure;
 use crate::load;
 use crate::otel::Sink;
 use crate::output::{exit_code, Made, Output};
-use crate::raw_outputs::{self, Template};
+use crate::raw_outputs::{self, Lookups, Template};
 
 /// What `verify` was asked to do.
 pub struct VerifyArgs<'a> {
@@ -29,18 +29,22 @@ pub struct VerifyArgs<'a> {
 /// One file at a time, so memory holds no more than a file per thread — except for the
 /// `html` page, which shows the raw outputs and so keeps every run it shows.
 pub fn verify(args: VerifyArgs<'_>, out: &mut Output) -> Result<u8, Failure> {
-    let (report, runs, files, notes) = if args.format == Format::Html {
+    let (report, runs, files, notes, lookups) = if args.format == Format::Html {
         let mut loaded = load::load_runs(args.paths)?;
-        if let Some(template) = &args.raw_outputs {
-            raw_outputs::attach(template, &mut loaded.runs, args.policy.limits.max_output_bytes);
-        }
-        (verify_runs(&loaded.runs, &args.policy), loaded.runs, loaded.files, loaded.notes)
+        let lookups = match &args.raw_outputs {
+            Some(template) => {
+                raw_outputs::attach(template, &mut loaded.runs, args.policy.limits.max_output_bytes)
+            }
+            None => Lookups::default(),
+        };
+        (verify_runs(&loaded.runs, &args.policy), loaded.runs, loaded.files, loaded.notes, lookups)
     } else {
         let verified = load::verify_files(args.paths, &args.policy, args.raw_outputs.as_ref())?;
-        (verified.report, Vec::new(), verified.files, verified.notes)
+        (verified.report, Vec::new(), verified.files, verified.notes, verified.lookups)
     };
     out.notes.extend(notes);
-    let made = Made { runs: &runs, policy: &args.policy, files: Some(files) };
+    out.notes.extend(args.raw_outputs.as_ref().and_then(|t| lookups.counts.line(Some(t.as_str()))));
+    let made = Made { runs: &runs, policy: &args.policy, files: Some(files), lookups: &lookups };
     deliver(&report, args.format, &made, args.otel, out)?;
     Ok(exit_code(&report, args.fail_on))
 }

@@ -1,11 +1,16 @@
 //! `--otel FILE`: OTLP JSON lines, one `LogsData` a line (the OTLP file-exporter convention).
 //!
-//! Lines go to a temporary file beside FILE, which replaces FILE only when the command has
-//! ended (done, or interrupted after committed batches): a failed command leaves FILE as it
-//! was, and memory stays flat however many records a `reverify` job writes. With `-` the
-//! temporary file becomes the command's standard output, held back like any output.
+//! Lines go to an unnamed temporary file, and into FILE only when the command has ended
+//! (done, or interrupted after committed batches): a failed command leaves FILE as it was,
+//! and memory stays flat however many records a `reverify` job writes. FILE is then written
+//! as a shell's `>` would write it — opened for writing, created or truncated — so a FIFO a
+//! Collector reads, a device, or a symlink is written through, not replaced by a regular
+//! file; a new FILE gets the umask's mode and an existing one keeps its mode (and owner), so
+//! a Collector running as another user can still read it. With `-` the temporary file
+//! becomes the command's standard output, held back like any output.
 
-use std::io::{BufWriter, Seek, Write};
+use std::fs::File;
+use std::io::{self, BufWriter, Seek, Write};
 use std::path::{Path, PathBuf};
 
 use crate::failure::{display, Failure};
@@ -21,22 +26,24 @@ pub enum Destination {
 /// The lines written so far, in a temporary file.
 pub struct Lines {
     destination: Destination,
-    file: BufWriter<tempfile::NamedTempFile>,
+    file: BufWriter<File>,
     /// The first write that failed: the command fails with it when it ends.
-    error: Option<std::io::Error>,
+    error: Option<io::Error>,
 }
 
 impl Lines {
-    /// A temporary file beside `path` (standard output: in the temporary folder).
+    /// An unnamed temporary file for the lines bound for `path` (`-`: standard output).
     pub fn create(path: &Path) -> Result<Lines, Failure> {
-        let (destination, temp) = if path == Path::new("-") {
-            (Destination::Stdout, tempfile::NamedTempFile::new())
-        } else {
-            let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-            (Destination::File(path.to_path_buf()), tempfile::NamedTempFile::new_in(dir))
-        };
-        let temp =
-            temp.map_err(|e| Failure::input(format!("--otel {}: cannot create it: {e}", display(path))))?;
+        let destination =
+            if path == Path::new("-") { Destination::Stdout } else { Destination::File(path.to_path_buf()) };
+        let temp = tempfile::tempfile().map_err(|e| {
+            let dir = std::env::temp_dir();
+            Failure::input(format!(
+                "--otel {}: cannot create a temporary file in {}: {e}",
+                display(path),
+                dir.display()
+            ))
+        })?;
         Ok(Lines { destination, file: BufWriter::new(temp), error: None })
     }
 
@@ -54,8 +61,8 @@ impl Lines {
         }
     }
 
-    /// Puts the lines in place: FILE replaced, or the file to copy to standard output.
-    pub fn finish(self) -> Result<Option<std::fs::File>, Failure> {
+    /// Puts the lines in place: written into FILE, or the file to copy to standard output.
+    pub fn finish(self) -> Result<Option<File>, Failure> {
         let shown = match &self.destination {
             Destination::File(path) => display(path),
             Destination::Stdout => "-".to_string(),
@@ -65,17 +72,16 @@ impl Lines {
         if let Some(e) = self.error {
             return Err(failed(&e));
         }
-        let temp = self.file.into_inner().map_err(|e| failed(&e.into_error()))?;
+        let mut temp = self.file.into_inner().map_err(|e| failed(&e.into_error()))?;
+        temp.rewind().map_err(|e| failed(&e))?;
         match self.destination {
             Destination::File(path) => {
-                temp.persist(&path).map_err(|e| failed(&e.error))?;
+                let mut file = File::create(&path).map_err(|e| failed(&e))?;
+                io::copy(&mut temp, &mut file).map_err(|e| failed(&e))?;
+                file.flush().map_err(|e| failed(&e))?;
                 Ok(None)
             }
-            Destination::Stdout => {
-                let mut file = temp.into_file();
-                file.rewind().map_err(|e| failed(&e))?;
-                Ok(Some(file))
-            }
+            Destination::Stdout => Ok(Some(temp)),
         }
     }
 }

@@ -1,6 +1,8 @@
 //! The sentences that explain a verdict to a person, shared by every format that shows one
 //! (the `human` table, the HTML page), so they say the same thing in the same words.
 
+use std::path::Path;
+
 use groundcheck_core::{RefOutcome, Warning};
 
 /// Under a `nearest` of score 1.000: every character of the quote is in the leaf, so only
@@ -20,6 +22,19 @@ pub fn nothing_close(outcome: RefOutcome) -> &'static str {
     }
 }
 
+/// Where a row's raw-output lookup went, for a warning about it: `not found at PATH` and the
+/// like, so that a wrong template shows itself on the first row. `None` for other warnings,
+/// or when no path was made (an unsafe value).
+pub fn lookup(w: Warning, tried: Option<&Path>) -> Option<String> {
+    let tried = tried?.display();
+    match w {
+        Warning::RawOutputMissing => Some(format!("not found at {tried}")),
+        Warning::RawOutputUnreadable => Some(format!("{tried} is no regular file that can be read")),
+        Warning::RawOutputPathUnsafe => Some(format!("{tried} leads outside the template's folder")),
+        _ => None,
+    }
+}
+
 /// What a warning means.
 pub fn warning(w: Warning) -> &'static str {
     match w {
@@ -27,7 +42,7 @@ pub fn warning(w: Warning) -> &'static str {
             "a text column or raw-output file was not valid UTF-8 and was read with U+FFFD replacements"
         }
         Warning::RawOutputPathUnsafe => {
-            "a value --raw-outputs needs could leave its folders, so no file was looked for"
+            "the --raw-outputs path could leave the template's folder (a value it needs, or a link on the way), so no file was read"
         }
         Warning::RawOutputMissing => "the --raw-outputs file does not exist",
         Warning::RawOutputUnreadable => "the --raw-outputs file could not be read",

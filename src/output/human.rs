@@ -2,6 +2,7 @@
 //! verified) under each row, a summary line.
 
 use std::io::{self, Write};
+use std::path::PathBuf;
 
 use groundcheck_core::{
     EvidencePath, Nearest, RefOutcome, RefReport, Report, RunReport, Rung, Score, Status, Summary, Verdict,
@@ -10,6 +11,7 @@ use groundcheck_core::{
 
 use super::explain;
 use super::visible::visible;
+use crate::raw_outputs::{row_key, Lookups};
 
 /// Texts (quotes) are cut to this many characters; paths never are.
 const TEXT_WIDTH: usize = 48;
@@ -19,13 +21,19 @@ const UNDER_ROW: &str = "      ";
 
 /// Writes the table of every run, a grand total when there is more than one, and, for a
 /// report read from bundle files, how many files were read.
-pub fn write(report: &Report, color: bool, files: Option<usize>, out: &mut dyn Write) -> io::Result<()> {
+pub fn write(
+    report: &Report,
+    color: bool,
+    files: Option<usize>,
+    lookups: &Lookups,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let paint = Paint { on: color };
     for (i, run) in report.runs.iter().enumerate() {
         if i > 0 {
             writeln!(out)?;
         }
-        write_run(run, paint, out)?;
+        write_run(run, paint, lookups, out)?;
     }
     let files = files.map(|n| count(n, "bundle file", "bundle files"));
     if report.runs.is_empty() {
@@ -44,7 +52,7 @@ pub fn write(report: &Report, color: bool, files: Option<usize>, out: &mut dyn W
     Ok(())
 }
 
-fn write_run(run: &RunReport, paint: Paint, out: &mut dyn Write) -> io::Result<()> {
+fn write_run(run: &RunReport, paint: Paint, lookups: &Lookups, out: &mut dyn Write) -> io::Result<()> {
     let run_name = run.run_id.as_deref().map_or_else(|| "(no run_id)".to_string(), |r| visible(r, false));
     let session = run.session_id.as_deref().map_or_else(|| "(no session)".to_string(), |s| visible(s, false));
     writeln!(out, "{}  session {session}", paint.bold(&format!("run {run_name}")))?;
@@ -68,8 +76,13 @@ fn write_run(run: &RunReport, paint: Paint, out: &mut dyn Write) -> io::Result<(
         for r in verdict.refs.iter().filter(|r| shown(r)) {
             write_ref(r, paint, out)?;
         }
+        let key = row_key(run.run_id.as_deref(), run.session_id.as_deref(), verdict.id);
+        let tried = lookups.tried(&key).map(PathBuf::as_path);
         for w in &verdict.warnings {
-            let line = format!("warning {}", warning(*w));
+            let mut line = format!("warning {}", warning(*w));
+            if let Some(lookup) = explain::lookup(*w, tried) {
+                line = format!("{line}: {}", visible(&lookup, false));
+            }
             writeln!(out, "{UNDER_ROW}{}", paint.warn(&line))?;
         }
     }

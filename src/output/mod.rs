@@ -4,7 +4,9 @@
 mod explain;
 mod html;
 mod human;
-mod visible;
+pub mod visible;
+
+pub use self::visible::visible;
 
 use std::io::{self, IsTerminal, Write};
 
@@ -12,7 +14,8 @@ use groundcheck_core::{Policy, Report, Run, Status, Verdict};
 use serde::Serialize;
 
 use crate::args::{FailOn, Format};
-use crate::failure::Failure;
+use crate::failure::{say, Failure};
+use crate::raw_outputs::Lookups;
 
 /// What a command prints, held back until it has succeeded: a head, an optional spooled
 /// middle (large listings live in a temporary file, not in memory), a tail, and notes for
@@ -36,21 +39,20 @@ impl Output {
         }
         w.write_all(&self.tail)?;
         w.flush()?;
-        let mut stderr = io::stderr().lock();
-        for note in &self.notes {
-            writeln!(stderr, "{note}")?;
-        }
+        self.notes.iter().for_each(|note| say(note));
         Ok(())
     }
 }
 
 /// What a report was made from, for the formats that show more than the report: the runs
-/// (their raw outputs, for the `html` page), the policy they were checked under, and for
-/// bundle files how many were read (the `human` summary says so).
+/// (their raw outputs, for the `html` page), the policy they were checked under, for
+/// bundle files how many were read (the `human` summary says so), and the raw-output files
+/// looked up (a row that found none names the path tried).
 pub struct Made<'a> {
     pub runs: &'a [Run],
     pub policy: &'a Policy,
     pub files: Option<usize>,
+    pub lookups: &'a Lookups,
 }
 
 /// Writes `report` to `out` in `format`; `human` is coloured when stdout is a terminal and
@@ -104,9 +106,9 @@ fn write_format(
             }
             Ok(())
         }
-        Format::Human => human::write(report, color, made.files, out),
+        Format::Human => human::write(report, color, made.files, made.lookups, out),
         Format::Html => {
-            html::write(report, made.runs, made.policy, out);
+            html::write(report, made.runs, made.policy, made.lookups, out);
             Ok(())
         }
     }

@@ -9,19 +9,24 @@ use std::path::{Path, PathBuf};
 use groundcheck_core::RawOutputFile;
 use ruzstd::decoding::{FrameDecoder, StreamingDecoder};
 
-/// What reading `path` found, and whether its bytes had to be decoded lossily. A file that
+use crate::raw_outputs::beneath::{self, Refused};
+use crate::raw_outputs::template::FilePath;
+
+/// What reading `file` found, and whether its bytes had to be decoded lossily. A file that
 /// does not exist is looked for again with `.gz`, then `.zst`, appended (outputs compressed in
-/// place after the run), unless its name already says it is compressed.
-pub fn read(path: &Path, max_bytes: usize) -> (RawOutputFile, bool) {
-    let mut candidates = vec![path.to_path_buf()];
-    if compression(path) == Compression::None {
-        candidates.extend([".gz", ".zst"].map(|ext| with_suffix(path, ext)));
+/// place after the run), unless its name already says it is compressed. Every candidate is
+/// opened beneath the template's root (`beneath.rs`): one that leads outside it names no file.
+pub fn read(file: &FilePath<'_>, max_bytes: usize) -> (RawOutputFile, bool) {
+    let mut candidates = vec![file.below.clone()];
+    if compression(&file.below) == Compression::None {
+        candidates.extend([".gz", ".zst"].map(|ext| with_suffix(&file.below, ext)));
     }
     for candidate in &candidates {
-        match File::open(candidate) {
-            Ok(file) => return read_open(file, candidate, max_bytes),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
-            Err(_) => return (RawOutputFile::Unreadable, false),
+        match beneath::open(file.root, candidate) {
+            Ok(opened) => return read_open(opened, candidate, max_bytes),
+            Err(Refused::Missing) => continue,
+            Err(Refused::Escapes) => return (RawOutputFile::PathUnsafe, false),
+            Err(Refused::Unreadable) => return (RawOutputFile::Unreadable, false),
         }
     }
     (RawOutputFile::Missing, false)
@@ -55,7 +60,6 @@ fn read_open(file: File, path: &Path, max_bytes: usize) -> (RawOutputFile, bool)
         Compression::None => file.metadata().map_or(0, |m| usize::try_from(m.len()).unwrap_or(usize::MAX)),
         Compression::Gzip | Compression::Zstd => 0,
     };
-    // A folder opens on Linux; reading it fails, which `read_at_most` reports below.
     let reader: Box<dyn Read> = match kind {
         Compression::None => Box::new(file),
         Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(io::BufReader::new(file))),
@@ -142,6 +146,11 @@ mod tests {
 
     use super::*;
 
+    /// `read` of `name` beneath `root`.
+    fn read(root: &Path, name: &str, max_bytes: usize) -> (RawOutputFile, bool) {
+        super::read(&FilePath { root, below: PathBuf::from(name) }, max_bytes)
+    }
+
     fn gzip(bytes: &[u8]) -> Vec<u8> {
         let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         encoder.write_all(bytes).unwrap();
@@ -153,7 +162,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("1.json"), "{\"a\":1}").unwrap();
         std::fs::write(dir.path().join("2.json.gz"), gzip(b"{\"b\":2}")).unwrap();
-        let read = |name: &str| read(&dir.path().join(name), 100).0;
+        let read = |name: &str| read(dir.path(), name, 100).0;
         assert_eq!(read("1.json"), RawOutputFile::Read("{\"a\":1}".into()));
         assert_eq!(read("2.json.gz"), RawOutputFile::Read("{\"b\":2}".into()));
         assert_eq!(read("2.json"), RawOutputFile::Read("{\"b\":2}".into()), "the compressed sibling");
@@ -170,7 +179,7 @@ mod tests {
             0x73, 0x74, 0x64, 0x22, 0x7d, 0xb1, 0x64, 0xfd, 0x50,
         ];
         std::fs::write(dir.path().join("z.json.zst"), zst).unwrap();
-        assert_eq!(read(&dir.path().join("z.json"), 100).0, RawOutputFile::Read("{\"z\":\"zstd\"}".into()));
+        assert_eq!(read(dir.path(), "z.json", 100).0, RawOutputFile::Read("{\"z\":\"zstd\"}".into()));
         // Two frames, `printf '{"a":' | zstd -c; printf '1}' | zstd -c`, are one document.
         let frames = [
             0x28, 0xb5, 0x2f, 0xfd, 0x04, 0x58, 0x29, 0x00, 0x00, 0x7b, 0x22, 0x61, 0x22, 0x3a, 0xbe, 0x38,
@@ -178,12 +187,12 @@ mod tests {
             0xe3,
         ];
         std::fs::write(dir.path().join("two.zst"), frames).unwrap();
-        assert_eq!(read(&dir.path().join("two.zst"), 100).0, RawOutputFile::Read("{\"a\":1}".into()));
+        assert_eq!(read(dir.path(), "two.zst", 100).0, RawOutputFile::Read("{\"a\":1}".into()));
         // 1 GiB of zeros as 1,024 gzip members of 1 MiB each: only 1 KiB and one byte are
         // ever decompressed.
         let member = gzip(&vec![0u8; 1 << 20]);
         std::fs::write(dir.path().join("bomb.gz"), member.repeat(1024)).unwrap();
-        assert_eq!(read(&dir.path().join("bomb.gz"), 1024).0, RawOutputFile::OverLimit);
+        assert_eq!(read(dir.path(), "bomb.gz", 1024).0, RawOutputFile::OverLimit);
     }
 
     #[test]
@@ -193,7 +202,7 @@ mod tests {
         std::fs::write(dir.path().join("bad.gz"), b"not gzip").unwrap();
         std::fs::write(dir.path().join("bad.zst"), b"not zstd").unwrap();
         std::fs::write(dir.path().join("ten"), b"0123456789").unwrap();
-        let read = |name: &str, max| read(&dir.path().join(name), max).0;
+        let read = |name: &str, max| read(dir.path(), name, max).0;
         assert_eq!(read("dir.json", 100), RawOutputFile::Unreadable);
         assert_eq!(read("bad.gz", 100), RawOutputFile::Unreadable);
         assert_eq!(read("bad.zst", 100), RawOutputFile::Unreadable);
@@ -205,6 +214,6 @@ mod tests {
     fn bytes_that_are_not_utf8_are_replaced_and_flagged() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("x"), b"caf\xe9").unwrap();
-        assert_eq!(read(&dir.path().join("x"), 100), (RawOutputFile::Read("caf\u{fffd}".into()), true));
+        assert_eq!(read(dir.path(), "x", 100), (RawOutputFile::Read("caf\u{fffd}".into()), true));
     }
 }

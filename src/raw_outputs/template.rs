@@ -4,8 +4,12 @@
 //! Placeholders are `{id}`, `{session_id}`, `{run_id}`, `{step_id}` and `{tool_name}`; `{{`
 //! and `}}` are literal braces. A value that could leave the template's folders (null, empty,
 //! `.` or `..`, or holding `/`, `\` or NUL) names no file at all.
+//!
+//! A template's **root** is the folder before its first placeholder
+//! (`/var/lib/agent/sessions` above; `.` when a placeholder comes first; the file's folder when
+//! there is none): a row's file is only ever opened beneath it (`beneath.rs`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use groundcheck_core::Invocation;
 use thiserror::Error;
@@ -60,7 +64,25 @@ enum Piece {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Template {
     text: String,
+    root: PathBuf,
+    /// What follows the root: the path beneath it, placeholders and all.
     pieces: Vec<Piece>,
+}
+
+/// Where a template puts one row's file: its root, and the path beneath the root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FilePath<'t> {
+    /// The folder the file must stay beneath.
+    pub root: &'t Path,
+    /// The path below the root, never absolute.
+    pub below: PathBuf,
+}
+
+impl FilePath<'_> {
+    /// The whole path, as a person would look for the file.
+    pub fn full(&self) -> PathBuf {
+        self.root.join(&self.below)
+    }
 }
 
 impl std::str::FromStr for Template {
@@ -112,8 +134,21 @@ impl std::str::FromStr for Template {
         if !text.is_empty() {
             pieces.push(Piece::Text(text));
         }
-        Ok(Template { text: template.to_string(), pieces })
+        let root = split_root(&mut pieces);
+        Ok(Template { text: template.to_string(), root, pieces })
     }
+}
+
+/// Takes the root off the front of `pieces`: the leading text up to its last `/`.
+fn split_root(pieces: &mut Vec<Piece>) -> PathBuf {
+    let Some(Piece::Text(lead)) = pieces.first_mut() else { return PathBuf::from(".") };
+    let Some(slash) = lead.rfind('/') else { return PathBuf::from(".") };
+    let root = if slash == 0 { "/".to_string() } else { lead[..slash].to_string() };
+    lead.replace_range(..=slash, "");
+    if lead.is_empty() {
+        pieces.remove(0);
+    }
+    PathBuf::from(root)
 }
 
 impl Template {
@@ -124,15 +159,15 @@ impl Template {
 
     /// The file the template names for `inv`, or `None` when a value it needs could leave
     /// the template's folders.
-    pub fn path_for(&self, inv: &Invocation) -> Option<PathBuf> {
-        let mut path = String::new();
+    pub fn path_for(&self, inv: &Invocation) -> Option<FilePath<'_>> {
+        let mut below = String::new();
         for piece in &self.pieces {
             match piece {
-                Piece::Text(text) => path.push_str(text),
-                Piece::Field(field) => path.push_str(&safe(field.value(inv))?),
+                Piece::Text(text) => below.push_str(text),
+                Piece::Field(field) => below.push_str(&safe(field.value(inv))?),
             }
         }
-        Some(PathBuf::from(path))
+        Some(FilePath { root: &self.root, below: PathBuf::from(below) })
     }
 }
 
@@ -159,7 +194,28 @@ mod tests {
     }
 
     fn path(template: &str, inv: &Invocation) -> Option<String> {
-        template.parse::<Template>().unwrap().path_for(inv).map(|p| p.display().to_string())
+        template.parse::<Template>().unwrap().path_for(inv).map(|p| p.full().display().to_string())
+    }
+
+    fn root_and_below(template: &str) -> (String, String) {
+        let template = template.parse::<Template>().unwrap();
+        let file = template.path_for(&row()).unwrap();
+        (file.root.display().to_string(), file.below.display().to_string())
+    }
+
+    #[test]
+    fn the_root_is_the_folder_before_the_first_placeholder() {
+        let split = |root: &str, below: &str| (root.to_string(), below.to_string());
+        assert_eq!(
+            root_and_below("/srv/agent/sessions/{session_id}/tools/{id}.json"),
+            split("/srv/agent/sessions", "sess-01/tools/101.json")
+        );
+        assert_eq!(root_and_below("/out/run-{id}.json"), split("/out", "run-101.json"));
+        assert_eq!(root_and_below("/{id}.json"), split("/", "101.json"));
+        assert_eq!(root_and_below("{session_id}/{id}.json"), split(".", "sess-01/101.json"));
+        assert_eq!(root_and_below("out-{id}.json"), split(".", "out-101.json"));
+        assert_eq!(root_and_below("a/b/fixed.json"), split("a/b", "fixed.json"));
+        assert_eq!(root_and_below("a/{{x}}/{id}"), split("a/{x}", "101"));
     }
 
     #[test]

@@ -55,6 +55,9 @@ pub fn render(report: &Summary<'_>) -> String {
         count(t.claim_mismatches, "claim mismatch", "claim mismatches")
     );
     let _ = writeln!(s, "  {}", failed_refs(&t.failed_refs));
+    if let Some(line) = t.raw_output_files.line(None) {
+        let _ = writeln!(s, "  {line}");
+    }
     let _ = writeln!(s, "\nby reason:");
     for (reason, n) in &t.by_reason {
         let _ = writeln!(s, "  {reason:<22} {n}");

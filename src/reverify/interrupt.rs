@@ -2,10 +2,9 @@
 //!
 //! The first interrupt asks the pipeline to stop: no further run is read, the batch being
 //! committed finishes, batches not yet committed are dropped, and the job says how far it got
-//! and how to resume. A second interrupt stops at once; a commit then either happened or did
-//! not, so `--resume` is still exact.
+//! and how to resume. A second interrupt stops at once, in every state; a commit then either
+//! happened or did not, so `--resume` is still exact.
 
-use std::future::Future;
 use std::io;
 
 use groundcheck_store::redact;
@@ -13,57 +12,41 @@ use tokio::sync::watch;
 
 use crate::failure::INTERRUPTED;
 
-/// Interrupts from the terminal, caught from the moment this is made.
+/// Interrupts from the terminal, heard on a thread of their own from the moment this is
+/// made until the process ends. A thread, not a task of the job's runtime: whatever the job
+/// is doing — a statement that does not return, a thread it waits for, a file that blocks —
+/// the second Ctrl-C is heard and stops the process at once.
 pub struct Interrupts {
     #[cfg(unix)]
-    signal: tokio::signal::unix::Signal,
+    _thread: std::thread::JoinHandle<()>,
+    /// Without a thread to own it, the sender is kept here: a dropped one would read as stop.
+    #[cfg(not(unix))]
+    _stop: watch::Sender<bool>,
 }
 
 impl Interrupts {
-    /// Catches SIGINT from now on (until the process ends). Needs a tokio runtime with I/O.
-    pub fn catch() -> io::Result<Interrupts> {
+    /// Watches SIGINT: the first sets `stop` (the job then winds down by itself), a second
+    /// calls `hard_stop` (which says what happened) and exits with [`INTERRUPTED`].
+    pub fn watch(stop: watch::Sender<bool>, hard_stop: impl Fn() + Send + 'static) -> io::Result<Interrupts> {
         #[cfg(unix)]
         {
-            let signal = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?;
-            Ok(Interrupts { signal })
+            let mut signals = signal_hook::iterator::Signals::new([signal_hook::consts::SIGINT])?;
+            let thread =
+                std::thread::Builder::new().name("groundcheck-interrupts".into()).spawn(move || {
+                    for _ in signals.forever() {
+                        if *stop.borrow() {
+                            hard_stop();
+                            std::process::exit(i32::from(INTERRUPTED));
+                        }
+                        stop.send_replace(true);
+                    }
+                })?;
+            Ok(Interrupts { _thread: thread })
         }
         #[cfg(not(unix))]
-        Ok(Interrupts {})
-    }
-
-    /// The next interrupt.
-    pub async fn next(&mut self) {
-        #[cfg(unix)]
-        if self.signal.recv().await.is_none() {
-            std::future::pending::<()>().await;
-        }
-        #[cfg(not(unix))]
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    }
-}
-
-/// Drives `work` to its end while catching interrupts: the first sets `stop` (the work then
-/// winds down by itself), a second calls `hard_stop` (which says what happened) and exits
-/// with [`INTERRUPTED`] at once.
-pub async fn drive<F: Future>(
-    work: F,
-    interrupts: &mut Interrupts,
-    stop: &watch::Sender<bool>,
-    hard_stop: impl Fn(),
-) -> F::Output {
-    tokio::pin!(work);
-    loop {
-        tokio::select! {
-            done = &mut work => return done,
-            () = interrupts.next() => {
-                if *stop.borrow() {
-                    hard_stop();
-                    std::process::exit(i32::from(INTERRUPTED));
-                }
-                stop.send_replace(true);
-            }
+        {
+            let _ = hard_stop;
+            Ok(Interrupts { _stop: stop })
         }
     }
 }

@@ -19,7 +19,6 @@ mod summary;
 mod tally;
 
 use std::cell::RefCell;
-use std::io::Write;
 use std::time::Instant;
 
 use groundcheck_core::Policy;
@@ -29,7 +28,7 @@ use tokio::sync::watch;
 pub use crate::reverify::output::Format;
 
 use crate::database;
-use crate::failure::Failure;
+use crate::failure::{say, Failure};
 use crate::otel::Sink;
 use crate::output::Output;
 use crate::raw_outputs::Template;
@@ -160,14 +159,15 @@ async fn run(
         otel,
     };
     let started = Instant::now();
-    let mut interrupts =
-        Interrupts::catch().map_err(|e| Failure::input(format!("SIGINT: cannot catch it: {e}")))?;
     // A second Ctrl-C stops at once: each commit is atomic, so `--resume` stays exact.
-    let hard_stop = || {
-        progress.clear();
-        let _ = writeln!(std::io::stderr(), "{}", stopped_at_once(request));
+    let (bar, said) = (progress.bar(), stopped_at_once(request));
+    let hard_stop = move || {
+        bar.finish_and_clear();
+        say(&said);
     };
-    let ended = interrupt::drive(pipeline::run(job), &mut interrupts, &stop_tx, hard_stop).await;
+    let _interrupts = Interrupts::watch(stop_tx, hard_stop)
+        .map_err(|e| Failure::input(format!("SIGINT: cannot catch it: {e}")))?;
+    let ended = pipeline::run(job).await;
     progress.clear();
     let mut ended = ended?;
     if ended.interrupted {

@@ -19,7 +19,7 @@ use tokio::sync::{mpsc, watch};
 use crate::database;
 use crate::failure::Failure;
 use crate::otel::Sink;
-use crate::raw_outputs::{self, Template};
+use crate::raw_outputs::{self, LookupCounts, Template};
 use crate::reverify::change::Outcome;
 use crate::reverify::tally::Tally;
 
@@ -76,6 +76,8 @@ struct Batch {
 
 struct Verified {
     runs: Vec<RunReport>,
+    /// What the batch's raw-output file lookups found.
+    lookups: LookupCounts,
     layers: HashMap<i64, Option<String>>,
     previous: HashMap<i64, Outcome>,
     keys: u64,
@@ -158,6 +160,7 @@ pub async fn run(mut job: Job<'_>) -> Result<Ended, Failure> {
 
 /// Counts the verdicts of `batch` into `tally` (and spools their changes).
 fn count(tally: &mut Tally, batch: &Verified) -> Result<(), Failure> {
+    tally.raw_output_files.merge(&batch.lookups);
     for run in &batch.runs {
         tally.runs += 1;
         for v in &run.invocations {
@@ -265,13 +268,17 @@ fn spawn_verifier(
             let report = pool.install(|| {
                 let (layers, mut runs) = into_runs(batch.runs);
                 // Files are read here, in parallel, one batch at a time: memory stays bounded.
-                if let Some(template) = &raw_outputs {
-                    raw_outputs::attach(template, &mut runs, policy.limits.max_output_bytes);
-                }
-                (layers, verify_runs(&runs, &policy))
+                let lookups = match &raw_outputs {
+                    Some(template) => {
+                        raw_outputs::attach(template, &mut runs, policy.limits.max_output_bytes).counts
+                    }
+                    None => LookupCounts::default(),
+                };
+                (layers, lookups, verify_runs(&runs, &policy))
             });
-            let (layers, report) = report;
-            let verified = Verified { runs: report.runs, layers, previous: batch.previous, keys, last };
+            let (layers, lookups, report) = report;
+            let verified =
+                Verified { runs: report.runs, lookups, layers, previous: batch.previous, keys, last };
             if tx.blocking_send(verified).is_err() {
                 break;
             }

@@ -44,6 +44,11 @@ impl Progress {
     }
 
     /// Removes the bar, before the summary or a message is printed.
+    /// The bar itself, to clear from another thread (a second Ctrl-C).
+    pub fn bar(&self) -> ProgressBar {
+        self.bar.clone()
+    }
+
     pub fn clear(&self) {
         self.bar.finish_and_clear();
     }

@@ -9,6 +9,7 @@ use std::io;
 use groundcheck_core::{RefOutcome, RefReport, Status, Verdict};
 use serde::{Deserialize, Serialize};
 
+use crate::raw_outputs::LookupCounts;
 use crate::reverify::change::{Change, Outcome};
 use crate::reverify::spool::Spool;
 
@@ -82,6 +83,10 @@ pub struct Tally {
     pub claim_mismatches: u64,
     /// The failed refs, by how close they came.
     pub failed_refs: FailedRefs,
+    /// What the `--raw-outputs` lookups found (absent without a template, or when no row
+    /// needed one).
+    #[serde(skip_serializing_if = "LookupCounts::is_empty")]
+    pub raw_output_files: LookupCounts,
     /// Invocations by reason; statuses by tool and by `retrieval_layer` (`(none)` if unset).
     pub by_reason: BTreeMap<String, u64>,
     pub by_tool: BTreeMap<String, StatusCounts>,
@@ -106,6 +111,9 @@ struct Saved {
     /// zeros, and the resumed job counts only the refs it verifies itself.
     #[serde(default)]
     failed_refs: FailedRefs,
+    /// Absent from checkpoints written before lookups were counted (restored as zeros).
+    #[serde(default)]
+    raw_output_files: LookupCounts,
     by_reason: BTreeMap<String, u64>,
     by_tool: BTreeMap<String, StatusCounts>,
     by_retrieval_layer: BTreeMap<String, StatusCounts>,
@@ -145,6 +153,7 @@ impl Tally {
             status: self.status,
             claim_mismatches: self.claim_mismatches,
             failed_refs: self.failed_refs,
+            raw_output_files: self.raw_output_files.clone(),
             by_reason: self.by_reason.clone(),
             by_tool: self.by_tool.clone(),
             by_retrieval_layer: self.by_retrieval_layer.clone(),
@@ -162,6 +171,7 @@ impl Tally {
             status: saved.status,
             claim_mismatches: saved.claim_mismatches,
             failed_refs: saved.failed_refs,
+            raw_output_files: saved.raw_output_files,
             by_reason: saved.by_reason,
             by_tool: saved.by_tool,
             by_retrieval_layer: saved.by_retrieval_layer,

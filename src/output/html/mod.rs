@@ -18,6 +18,7 @@ mod raw;
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
 use groundcheck_core::{
@@ -30,13 +31,14 @@ use self::escape::text;
 use self::raw::{Kind, Mark};
 use super::explain;
 use super::human::{path_problem, total};
+use crate::raw_outputs::{row_key, Lookups};
 
 const STYLE: &str = include_str!("page.css");
 const SCRIPT: &str = include_str!("page.js");
 
 /// Writes the page of `report`, whose raw outputs are those of `runs` (the runs it was
 /// verified from), checked under `policy`.
-pub fn write(report: &Report, runs: &[Run], policy: &Policy, out: &mut Vec<u8>) {
+pub fn write(report: &Report, runs: &[Run], policy: &Policy, lookups: &Lookups, out: &mut Vec<u8>) {
     let rows: HashMap<(Option<&str>, Option<&str>, i64), &Invocation> = runs
         .iter()
         .flat_map(|run| {
@@ -49,7 +51,7 @@ pub fn write(report: &Report, runs: &[Run], policy: &Policy, out: &mut Vec<u8>) 
     page.push_str("<main>\n");
     let mut ids: HashMap<i64, usize> = HashMap::new();
     for run in &report.runs {
-        write_run(&mut page, run, &rows, policy, &mut ids);
+        write_run(&mut page, run, &rows, policy, lookups, &mut ids);
     }
     if report.runs.is_empty() {
         page.push_str("<p class=\"none\">No invocations found.</p>\n");
@@ -126,6 +128,7 @@ fn write_run(
     run: &RunReport,
     rows: &HashMap<(Option<&str>, Option<&str>, i64), &Invocation>,
     policy: &Policy,
+    lookups: &Lookups,
     ids: &mut HashMap<i64, usize>,
 ) {
     let name = run.run_id.as_deref().map_or_else(|| "(no run_id)".to_string(), text);
@@ -143,12 +146,21 @@ fn write_run(
         let id =
             if *seen == 1 { format!("inv-{}", verdict.id) } else { format!("inv-{}-{}", verdict.id, seen) };
         let row = rows.get(&(run.run_id.as_deref(), run.session_id.as_deref(), verdict.id)).copied();
-        write_invocation(page, &id, verdict, row, policy);
+        let tried = lookups.tried(&row_key(run.run_id.as_deref(), run.session_id.as_deref(), verdict.id));
+        write_invocation(page, &id, verdict, row, tried.map(PathBuf::as_path), policy);
     }
     page.push_str("</section>\n");
 }
 
-fn write_invocation(page: &mut String, id: &str, v: &Verdict, row: Option<&Invocation>, policy: &Policy) {
+/// `tried` is the raw-output file looked for and not read, if any.
+fn write_invocation(
+    page: &mut String,
+    id: &str,
+    v: &Verdict,
+    row: Option<&Invocation>,
+    tried: Option<&Path>,
+    policy: &Policy,
+) {
     let status = v.status.as_str();
     let tool = text(&v.tool_name);
     let _ = writeln!(
@@ -168,8 +180,11 @@ fn write_invocation(page: &mut String, id: &str, v: &Verdict, row: Option<&Invoc
     };
     let _ = write!(page, "<dt>claimed</dt><dd>{claimed}</dd><dt>source</dt><dd>{}</dd>", v.source.as_str());
     for w in &v.warnings {
-        let _ =
-            write!(page, "<dt>warning</dt><dd><code>{}</code>: {}</dd>", w.as_str(), explain::warning(*w));
+        let _ = write!(page, "<dt>warning</dt><dd><code>{}</code>: {}", w.as_str(), explain::warning(*w));
+        if let Some(lookup) = explain::lookup(*w, tried) {
+            let _ = write!(page, ": {}", text(&lookup));
+        }
+        page.push_str("</dd>");
     }
     page.push_str("</dl></div>\n");
 
@@ -209,7 +224,13 @@ fn write_invocation(page: &mut String, id: &str, v: &Verdict, row: Option<&Invoc
     if let Some(plain) = &plain {
         write_whole(page, plain, &marks, false);
     } else if v.source == Source::None {
-        page.push_str("<p class=\"note\">No raw output was captured for this call.</p>\n");
+        let missing = v.warnings.iter().find_map(|w| explain::lookup(*w, tried));
+        match missing {
+            Some(lookup) => {
+                let _ = writeln!(page, "<p class=\"note\">No raw output was captured for this call; its --raw-outputs file: {}.</p>", text(&lookup));
+            }
+            None => page.push_str("<p class=\"note\">No raw output was captured for this call.</p>\n"),
+        }
     }
     if let (Some(view), false) = (&expanded, inside.is_empty()) {
         write_whole(page, view, &inside, true);
