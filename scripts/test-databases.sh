@@ -4,6 +4,8 @@
 #   scripts/test-databases.sh start [ENGINE...]  install what is missing, start the servers
 #                                                (mariadb, postgres; default both), print `export` lines
 #   scripts/test-databases.sh stop [ENGINE...]   stop the servers this script started (graceful, bounded)
+#   scripts/test-databases.sh running [ENGINE...] name the engines whose server this script
+#                                                started and that still run, one a line
 #   scripts/test-databases.sh reset              stop them, then delete the state directory
 #   scripts/test-databases.sh owns URL...        exit 0 only if every URL names a running server that
 #                                                this script started (else say why, exit 1)
@@ -303,9 +305,14 @@ case "$command" in
       rm -rf -- "$STATE"
     fi
     ;;
+  running)
+    # The engines whose server this script started and that still run, one a line.
+    engines "$@"
+    for e in "${ENGINES[@]}"; do if marked "$e"; then echo "$e"; fi; done
+    ;;
   owns)
     (($#)) || die "usage: $0 owns URL..."
     for url in "$@"; do owns "$url" || exit 1; done
     ;;
-  *) echo "usage: $0 start|stop [mariadb|postgres]... | reset | owns URL..." >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|running [mariadb|postgres]... | reset | owns URL..." >&2; exit 2 ;;
 esac

@@ -47,6 +47,7 @@ use crate::harness;
 /// Commands not run, by a piece of their text, and why.
 const SKIPPED_COMMANDS: &[(&str, &str)] = &[
     ("cargo test", "runs the test suite, of which this test is a part"),
+    ("scripts/test.sh", "sets up and runs the test suite, of which this test is a part"),
     ("cargo build", "a release build; the suite has already built the binary it tests"),
     ("cargo bench", "a benchmark run of minutes"),
     ("cargo insta", "reviews snapshots interactively (and needs cargo-insta)"),

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Every test suite of groundcheck, in one command, on a fresh Debian machine with Rust:
+#
+#   scripts/test.sh [CARGO TEST ARGS...]
+#
+# 1. Installs what the suites need and the machine lacks (Debian packages, with apt-get when
+#    run as root or with password-less sudo; otherwise it names the packages and stops).
+# 2. Starts throwaway MariaDB and PostgreSQL servers on 127.0.0.1 (scripts/test-databases.sh),
+#    unless GROUNDCHECK_TEST_MYSQL_URL and GROUNDCHECK_TEST_POSTGRES_URL already name servers.
+# 3. Runs every suite: the Rust workspace (unit, integration, browser, database and doc tests).
+# 4. Stops the servers it started, and only those, however the suites ended.
+#
+# Run it again and it reuses what is installed; servers that were running before it started
+# (yours, or the script's from an earlier `start`) are used and left running. Arguments go to
+# `cargo test` (e.g. `scripts/test.sh -- host_safety` runs one module of each test binary).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { echo "test.sh: $*" >&2; }
+
+# ------------------------------------------------------------------ what the suites need
+# A command the suites run, and the Debian package that brings it.
+needs=(
+  "chromium chromium"
+  "chromedriver chromium-driver"
+)
+missing=()
+for need in "${needs[@]}"; do
+  read -r cmd package <<<"$need"
+  command -v "$cmd" >/dev/null || missing+=("$package")
+done
+# The database servers, unless the caller brings its own.
+if [[ -z "${GROUNDCHECK_TEST_MYSQL_URL:-}" || -z "${GROUNDCHECK_TEST_POSTGRES_URL:-}" ]]; then
+  { command -v mariadbd || [[ -x /usr/sbin/mariadbd ]]; } >/dev/null || missing+=(mariadb-server)
+  compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || command -v initdb >/dev/null || missing+=(postgresql)
+fi
+
+if ((${#missing[@]})); then
+  if [[ $EUID -eq 0 ]]; then sudo=()
+  elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then sudo=(sudo)
+  else
+    log "missing Debian packages: ${missing[*]}"
+    log "install them, then run this again: sudo apt-get install --no-install-recommends ${missing[*]}"
+    exit 1
+  fi
+  log "installing ${missing[*]} (apt-get)"
+  # No services are started by these packages here: the test servers are our own, on
+  # their own ports (with no init system, or a policy-rc.d that says no, apt starts none).
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+fi
+
+# ------------------------------------------------------------------ the database servers
+if [[ -z "${GROUNDCHECK_TEST_MYSQL_URL:-}" || -z "${GROUNDCHECK_TEST_POSTGRES_URL:-}" ]]; then
+  already="$(bash scripts/test-databases.sh running)"
+  stop_started() {
+    local engine
+    for engine in mariadb postgres; do
+      if ! grep -qx "$engine" <<<"$already"; then bash scripts/test-databases.sh stop "$engine" || true; fi
+    done
+  }
+  trap stop_started EXIT
+  # Two steps, not `eval "$(…)"`, so that a failed start stops this script.
+  db_env="$(bash scripts/test-databases.sh start)"
+  eval "$db_env"
+fi
+
+# ------------------------------------------------------------------ the suites
+log "Rust: cargo test --workspace --locked $*"
+cargo test --workspace --locked "$@"
