@@ -6,7 +6,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use groundcheck_core::{Limits, Policy, Require, Rung, Score};
 
 use crate::failure::Failure;
-use crate::raw_outputs::Template;
+use groundcheck_files::Template;
 
 /// Checks an AIOps agent's claimed evidence against its tools' raw outputs.
 ///

@@ -11,7 +11,7 @@ use groundcheck_core::{Bundle, Policy, Report, Run, RunSet, Verdict, VerdictSet,
 use rayon::prelude::*;
 
 use crate::failure::{display, Failure};
-use crate::raw_outputs::{self, Lookup, Lookups, Template};
+use groundcheck_files::{Lookup, Lookups, Template};
 
 /// The bundle files the PATH arguments name, and what a person should know about them.
 #[derive(Debug, Default)]
@@ -114,7 +114,7 @@ pub fn verify_files(
             .into_par_iter()
             .map(|mut inv| {
                 let lookup = template.and_then(|template| {
-                    raw_outputs::attach_one(template, &mut inv, policy.limits.max_output_bytes)
+                    groundcheck_files::attach_one(template, &mut inv, policy.limits.max_output_bytes)
                 });
                 Checked {
                     verdict: verifier.verify(&inv),

@@ -8,7 +8,6 @@ mod failure;
 mod load;
 mod otel;
 mod output;
-mod raw_outputs;
 mod reverify;
 
 use std::process::ExitCode;

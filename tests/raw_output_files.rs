@@ -1,6 +1,6 @@
 //! Raw outputs in files beside the session: what the engine does with what a file lookup
 //! found (docs/verification.md, "Raw outputs in files"). The lookup itself, the template and
-//! the reading are the binary's (`src/raw_outputs/`), tested through the real program below.
+//! the reading are `groundcheck-files`' (`crates/groundcheck-files/`), tested through the real program below.
 
 use groundcheck_core::{
     verify_invocation, verify_invocation_general, Invocation, Json, Policy, RawOutput, RawOutputFile,

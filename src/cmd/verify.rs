@@ -10,7 +10,7 @@ use crate::failure::Failure;
 use crate::load;
 use crate::otel::Sink;
 use crate::output::{exit_code, Made, Output};
-use crate::raw_outputs::{self, Lookups, Template};
+use groundcheck_files::{Lookups, Template};
 
 /// What `verify` was asked to do.
 pub struct VerifyArgs<'a> {
@@ -33,7 +33,7 @@ pub fn verify(args: VerifyArgs<'_>, out: &mut Output) -> Result<u8, Failure> {
         let mut loaded = load::load_runs(args.paths)?;
         let lookups = match &args.raw_outputs {
             Some(template) => {
-                raw_outputs::attach(template, &mut loaded.runs, args.policy.limits.max_output_bytes)
+                groundcheck_files::attach(template, &mut loaded.runs, args.policy.limits.max_output_bytes)
             }
             None => Lookups::default(),
         };

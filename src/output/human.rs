@@ -11,7 +11,7 @@ use groundcheck_core::{
 
 use super::explain;
 use super::visible::visible;
-use crate::raw_outputs::{row_key, Lookups};
+use groundcheck_files::{row_key, Lookups};
 
 /// Texts (quotes) are cut to this many characters; paths never are.
 const TEXT_WIDTH: usize = 48;

@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use crate::args::{FailOn, Format};
 use crate::failure::{say, Failure};
-use crate::raw_outputs::Lookups;
+use groundcheck_files::Lookups;
 
 /// What a command prints, held back until it has succeeded: a head, an optional spooled
 /// middle (large listings live in a temporary file, not in memory), a tail, and notes for

@@ -31,7 +31,6 @@ use crate::database;
 use crate::failure::{say, Failure};
 use crate::otel::Sink;
 use crate::output::Output;
-use crate::raw_outputs::Template;
 use crate::reverify::human::count;
 use crate::reverify::interrupt::{resume_command, Interrupts};
 use crate::reverify::job::{Identity, Start};
@@ -40,6 +39,7 @@ use crate::reverify::progress::Progress;
 use crate::reverify::shard::Shard;
 use crate::reverify::spool::Spool;
 use crate::reverify::summary::Summary;
+use groundcheck_files::Template;
 
 /// What to re-verify and how, as the command line gave it.
 pub struct Request<'a> {

@@ -19,9 +19,9 @@ use tokio::sync::{mpsc, watch};
 use crate::database;
 use crate::failure::Failure;
 use crate::otel::Sink;
-use crate::raw_outputs::{self, LookupCounts, Template};
 use crate::reverify::change::Outcome;
 use crate::reverify::tally::Tally;
+use groundcheck_files::{LookupCounts, Template};
 
 /// Everything a job needs to run.
 pub struct Job<'a> {
@@ -270,7 +270,7 @@ fn spawn_verifier(
                 // Files are read here, in parallel, one batch at a time: memory stays bounded.
                 let lookups = match &raw_outputs {
                     Some(template) => {
-                        raw_outputs::attach(template, &mut runs, policy.limits.max_output_bytes).counts
+                        groundcheck_files::attach(template, &mut runs, policy.limits.max_output_bytes).counts
                     }
                     None => LookupCounts::default(),
                 };

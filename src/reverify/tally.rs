@@ -9,9 +9,9 @@ use std::io;
 use groundcheck_core::{RefOutcome, RefReport, Status, Verdict};
 use serde::{Deserialize, Serialize};
 
-use crate::raw_outputs::LookupCounts;
 use crate::reverify::change::{Change, Outcome};
 use crate::reverify::spool::Spool;
+use groundcheck_files::LookupCounts;
 
 /// Status counts of one slice of the job.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

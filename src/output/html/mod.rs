@@ -31,7 +31,7 @@ use self::escape::text;
 use self::raw::{Kind, Mark};
 use super::explain;
 use super::human::{path_problem, total};
-use crate::raw_outputs::{row_key, Lookups};
+use groundcheck_files::{row_key, Lookups};
 
 const STYLE: &str = include_str!("page.css");
 const SCRIPT: &str = include_str!("page.js");

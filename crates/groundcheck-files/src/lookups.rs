@@ -27,8 +27,11 @@ pub fn row_key(run_id: Option<&str>, session_id: Option<&str>, id: i64) -> RowKe
 /// template needs was unsafe to put in a path).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lookup {
+    /// The row, as a report's runs group it.
     pub key: RowKey,
+    /// What was there.
     pub found: Found,
+    /// The path looked at; `None` when a value the template needs could leave its folders.
     pub tried: Option<PathBuf>,
 }
 
@@ -37,8 +40,11 @@ pub struct Lookup {
 pub enum Found {
     /// A file was read (over the size limit included: it was there).
     File,
+    /// No file at the path.
     Missing,
+    /// Something at the path that is no regular file, or could not be read.
     Unreadable,
+    /// The path could leave the template's folder: a value, or a link on the way.
     Unsafe,
 }
 
@@ -67,7 +73,9 @@ impl Lookup {
 /// input order (absent when that row's template value was unsafe).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Misses {
+    /// How many rows.
     pub count: u64,
+    /// The path tried for the first of them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first: Option<String>,
 }
@@ -92,9 +100,13 @@ impl Misses {
 /// batches, resumes and shards' summaries alike.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LookupCounts {
+    /// Rows whose file was read.
     pub found: u64,
+    /// Rows with no file at the path.
     pub missing: Misses,
+    /// Rows whose path held no readable regular file.
     pub unreadable: Misses,
+    /// Rows whose path could leave the template's folder.
     #[serde(rename = "unsafe")]
     pub unsafe_paths: Misses,
 }
@@ -159,6 +171,7 @@ impl LookupCounts {
 /// file (the formats that show rows name it).
 #[derive(Debug, Clone, Default)]
 pub struct Lookups {
+    /// Every lookup, counted.
     pub counts: LookupCounts,
     tried: BTreeMap<RowKey, PathBuf>,
 }

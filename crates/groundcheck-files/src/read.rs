@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use groundcheck_core::RawOutputFile;
 use ruzstd::decoding::{FrameDecoder, StreamingDecoder};
 
-use crate::raw_outputs::beneath::{self, Refused};
-use crate::raw_outputs::template::FilePath;
+use crate::beneath::{self, Refused};
+use crate::template::FilePath;
 
 /// What reading `file` found, and whether its bytes had to be decoded lossily. A file that
 /// does not exist is looked for again with `.gz`, then `.zst`, appended (outputs compressed in
