@@ -2,6 +2,7 @@
 //! library's rules one by one, the JSONPath Compliance Test Suite, the README's examples, and
 //! insta snapshots of every fixture.
 
+mod agent_schema;
 mod browser;
 mod cli;
 mod connect;
