@@ -12,6 +12,7 @@ mod corpus;
 mod cts;
 mod engines;
 mod fast_path;
+mod fault_lines;
 mod faults;
 mod fuzz_regressions;
 mod harness;

@@ -186,7 +186,11 @@ fn database(db: &dyn DatabaseError) -> (ErrorKind, String) {
                  not write the file)",
             ),
             14 => (ErrorKind::Other, ": check the path, and that this user may write its folder"),
-            13 => (ErrorKind::Other, ": the disk (or the file's size limit) is full; free some space"),
+            13 => (ErrorKind::Other, ": the disk is full; free some space"),
+            _ if code == 778 => (
+                ErrorKind::Other,
+                ": writing the file failed (a full disk, a file-size limit or a failing device)",
+            ),
             5 => (ErrorKind::Other, LOCKED),
             1 if message.starts_with("no such table") => (ErrorKind::MissingTable, ""),
             _ => (ErrorKind::Other, ""),
