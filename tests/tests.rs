@@ -24,6 +24,7 @@ mod properties;
 mod raw_output_files;
 mod read_only;
 mod readme;
+mod recurring;
 mod reverify;
 mod rules;
 mod schema;

@@ -28,6 +28,10 @@ pub(crate) struct Dialect {
     pub(crate) select_verdicts_session: &'static str,
     pub(crate) list_runs: &'static str,
     pub(crate) list_sessions: &'static str,
+    /// The runs / run-less sessions (each with a tool) that have a row without a verdict under
+    /// a policy: the policy binds first, then the window.
+    pub(crate) list_unverified_runs: &'static str,
+    pub(crate) list_unverified_sessions: &'static str,
     pub(crate) select_checkpoint: &'static str,
     /// A `reverify` job's checkpoint with its running totals, committed with each batch.
     pub(crate) upsert_checkpoint: &'static str,
@@ -153,13 +157,21 @@ pub(crate) const SQLITE: Dialect = Dialect {
         AND (? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?)",
     list_sessions: "SELECT DISTINCT t.session_id FROM tool_invocation t WHERE t.run_id IS NULL \
         AND (? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?)",
-    select_checkpoint: "SELECT last_kind, last_key, rows_done, done FROM reverify_checkpoint WHERE job = ?",
+    list_unverified_runs: "SELECT DISTINCT t.run_id, t.tool_name FROM tool_invocation t \
+        LEFT JOIN evidence_verification v ON v.invocation_id = t.id AND v.policy = ? \
+        WHERE v.invocation_id IS NULL AND t.run_id IS NOT NULL \
+        AND (? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?)",
+    list_unverified_sessions: "SELECT DISTINCT t.session_id, t.tool_name FROM tool_invocation t \
+        LEFT JOIN evidence_verification v ON v.invocation_id = t.id AND v.policy = ? \
+        WHERE v.invocation_id IS NULL AND t.run_id IS NULL \
+        AND (? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?)",
+    select_checkpoint: "SELECT last_kind, last_key, rows_done, done, scope FROM reverify_checkpoint WHERE job = ?",
     upsert_checkpoint:
         "INSERT INTO reverify_checkpoint (job, arguments, last_kind, last_key, rows_done, done, \
-        updated_at, totals) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (job) DO UPDATE SET \
+        updated_at, totals, scope) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (job) DO UPDATE SET \
         arguments = excluded.arguments, last_kind = excluded.last_kind, last_key = excluded.last_key, \
         rows_done = excluded.rows_done, done = excluded.done, updated_at = excluded.updated_at, \
-        totals = excluded.totals",
+        totals = excluded.totals, scope = excluded.scope",
     select_checkpoint_totals: "SELECT totals FROM reverify_checkpoint WHERE job = ?",
     // Both use the `(policy, run_id, invocation_id)` index.
     policy_is_stored: "SELECT 1 FROM evidence_verification WHERE policy = ? LIMIT 1",
@@ -219,11 +231,14 @@ pub(crate) const MYSQL: Dialect = Dialect {
         WHERE t.run_id IS NULL AND t.session_id = ? ORDER BY t.id",
     list_runs: SQLITE.list_runs,
     list_sessions: SQLITE.list_sessions,
+    list_unverified_runs: SQLITE.list_unverified_runs,
+    list_unverified_sessions: SQLITE.list_unverified_sessions,
     select_checkpoint: SQLITE.select_checkpoint,
     upsert_checkpoint: "INSERT INTO reverify_checkpoint (job, arguments, last_kind, last_key, rows_done, done, \
-        updated_at, totals) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE \
+        updated_at, totals, scope) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE \
         arguments = VALUES(arguments), last_kind = VALUES(last_kind), last_key = VALUES(last_key), \
-        rows_done = VALUES(rows_done), done = VALUES(done), updated_at = VALUES(updated_at), totals = VALUES(totals)",
+        rows_done = VALUES(rows_done), done = VALUES(done), updated_at = VALUES(updated_at), totals = VALUES(totals), \
+        scope = VALUES(scope)",
     select_checkpoint_totals: SQLITE.select_checkpoint_totals,
     policy_is_stored: SQLITE.policy_is_stored,
     stored_policies: SQLITE.stored_policies,
@@ -278,13 +293,24 @@ pub(crate) const POSTGRES: Dialect = Dialect {
     list_sessions: "SELECT DISTINCT convert_to(t.session_id, 'UTF8') FROM tool_invocation t WHERE t.run_id IS NULL \
         AND (CAST($1 AS TIMESTAMP) IS NULL OR t.created_at >= CAST($2 AS TIMESTAMP)) \
         AND (CAST($3 AS TIMESTAMP) IS NULL OR t.created_at < CAST($4 AS TIMESTAMP))",
-    select_checkpoint: "SELECT convert_to(last_kind, 'UTF8'), convert_to(last_key, 'UTF8'), rows_done, done \
-        FROM reverify_checkpoint WHERE job = $1",
+    list_unverified_runs: "SELECT DISTINCT convert_to(t.run_id, 'UTF8'), convert_to(t.tool_name, 'UTF8') \
+        FROM tool_invocation t LEFT JOIN evidence_verification v ON v.invocation_id = t.id AND v.policy = $1 \
+        WHERE v.invocation_id IS NULL AND t.run_id IS NOT NULL \
+        AND (CAST($2 AS TIMESTAMP) IS NULL OR t.created_at >= CAST($3 AS TIMESTAMP)) \
+        AND (CAST($4 AS TIMESTAMP) IS NULL OR t.created_at < CAST($5 AS TIMESTAMP))",
+    list_unverified_sessions: "SELECT DISTINCT convert_to(t.session_id, 'UTF8'), convert_to(t.tool_name, 'UTF8') \
+        FROM tool_invocation t LEFT JOIN evidence_verification v ON v.invocation_id = t.id AND v.policy = $1 \
+        WHERE v.invocation_id IS NULL AND t.run_id IS NULL \
+        AND (CAST($2 AS TIMESTAMP) IS NULL OR t.created_at >= CAST($3 AS TIMESTAMP)) \
+        AND (CAST($4 AS TIMESTAMP) IS NULL OR t.created_at < CAST($5 AS TIMESTAMP))",
+    select_checkpoint: "SELECT convert_to(last_kind, 'UTF8'), convert_to(last_key, 'UTF8'), rows_done, done, \
+        convert_to(scope, 'UTF8') FROM reverify_checkpoint WHERE job = $1",
     upsert_checkpoint: "INSERT INTO reverify_checkpoint (job, arguments, last_kind, last_key, rows_done, done, \
-        updated_at, totals) VALUES ($1, $2, $3, $4, $5, $6, CAST($7 AS TIMESTAMP), $8) ON CONFLICT (job) DO UPDATE SET \
+        updated_at, totals, scope) VALUES ($1, $2, $3, $4, $5, $6, CAST($7 AS TIMESTAMP), $8, $9) \
+        ON CONFLICT (job) DO UPDATE SET \
         arguments = excluded.arguments, last_kind = excluded.last_kind, last_key = excluded.last_key, \
         rows_done = excluded.rows_done, done = excluded.done, updated_at = excluded.updated_at, \
-        totals = excluded.totals",
+        totals = excluded.totals, scope = excluded.scope",
     select_checkpoint_totals: "SELECT convert_to(totals, 'UTF8') FROM reverify_checkpoint WHERE job = $1",
     policy_is_stored: "SELECT 1 FROM evidence_verification WHERE policy = $1 LIMIT 1",
     stored_policies: "SELECT DISTINCT convert_to(policy, 'UTF8') FROM evidence_verification ORDER BY 1",

@@ -32,6 +32,6 @@ pub use crate::lock::{Notice, LOCK_TIMEOUT};
 pub use crate::open::CONNECT_TIMEOUT;
 pub use crate::row::{into_run, RowError, StoredRow};
 pub use crate::schema::MIGRATIONS_TABLE;
-pub use crate::store::{Checkpoint, JobProgress, RunKey, Store, StoredVerdict, Window};
+pub use crate::store::{Checkpoint, JobProgress, RunKey, Scope, Store, StoredVerdict, Window};
 pub use crate::timestamp::{to_rfc3339, to_stored, to_unix_nanos, TimestampError};
 pub use crate::url::{redact, Engine};

@@ -102,6 +102,28 @@ pub struct Checkpoint {
     pub rows_done: i64,
     /// The job finished.
     pub done: bool,
+    /// Which runs the job covers.
+    pub scope: Scope,
+}
+
+/// Which runs a `reverify --write` job covers, in [`Store::list_keys`] order.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Scope {
+    /// Every run selected (a job's first run, or one started without `--resume`).
+    #[default]
+    All,
+    /// Only the runs that had a row without a verdict under the job's policy when it began
+    /// ([`Store::list_unverified_keys`]): the job that follows a finished one.
+    Unverified,
+}
+
+impl Scope {
+    fn as_str(self) -> &'static str {
+        match self {
+            Scope::All => "all",
+            Scope::Unverified => "new",
+        }
+    }
 }
 
 /// Which job a checkpoint belongs to.
@@ -204,6 +226,55 @@ impl Store {
         }
         Ok(keys)
     }
+    /// Like [`Store::list_keys`], but only the runs and run-less sessions with a row created
+    /// within `window` (of one of `tools`, when given) that has no verdict stored under
+    /// `policy`: what a recurring `reverify --write` job has left to do.
+    pub async fn list_unverified_keys(
+        &self,
+        policy: &str,
+        window: &Window,
+        tools: &[String],
+    ) -> Result<Vec<RunKey>, StoreError> {
+        if !self.schema().await?.verdicts {
+            return self.list_keys(window).await;
+        }
+        let action = "listing runs with rows not verified yet";
+        let (since, until) = (window.since.as_deref(), window.until.as_deref());
+        let mut keys = Vec::new();
+        for sessions in [false, true] {
+            let pairs: Vec<(String, String)> = with_pool!(self, pool, sql => {
+                let statement = if sessions { sql.list_unverified_sessions } else { sql.list_unverified_runs };
+                let rows = sqlx::query(statement)
+                    .bind(policy)
+                    .bind(since)
+                    .bind(since)
+                    .bind(until)
+                    .bind(until)
+                    .fetch_all(pool)
+                    .await;
+                let rows = rows.map_err(|e| self.error(action, e))?;
+                let text = |r: &_, i: usize| -> Result<String, sqlx::Error> {
+                    Row::try_get::<Vec<u8>, _>(r, i).map(|b| String::from_utf8_lossy(&b).into_owned())
+                };
+                rows.iter()
+                    .map(|r| Ok((text(r, 0)?, text(r, 1)?)))
+                    .collect::<Result<_, sqlx::Error>>()
+                    .map_err(|e| self.error(action, e))?
+            });
+            let mut ids: Vec<String> = pairs
+                .into_iter()
+                .filter(|(_, tool)| tools.is_empty() || tools.contains(tool))
+                .map(|(id, _)| id)
+                .collect();
+            ids.sort_unstable();
+            ids.dedup();
+            keys.extend(
+                ids.into_iter().map(|id| if sessions { RunKey::Session(id) } else { RunKey::Run(id) }),
+            );
+        }
+        Ok(keys)
+    }
+
     /// Inserts rows (and their raw outputs) in one transaction: all or none. Into a
     /// `tool_invocation` that lacks the seed's V010 columns ([`Store::missing_columns`]) the
     /// rows go without them: the caller checks that none has a value there.
@@ -305,10 +376,13 @@ impl Store {
             row.map(|r| -> Result<Checkpoint, sqlx::Error> {
                 let text = |i: usize| r.try_get::<Vec<u8>, _>(i).map(|b| String::from_utf8_lossy(&b).into_owned());
                 let (kind, key) = (text(0)?, text(1)?);
+                let scope = r.try_get::<Option<Vec<u8>>, _>(4)?;
                 Ok(Checkpoint {
                     last: if kind == "session" { RunKey::Session(key) } else { RunKey::Run(key) },
                     rows_done: r.try_get(2)?,
                     done: r.try_get(3)?,
+                    // NULL: a job of an earlier version, which covered every run.
+                    scope: if scope.as_deref() == Some(b"new") { Scope::Unverified } else { Scope::All },
                 })
             })
             .transpose()
@@ -391,6 +465,7 @@ impl Store {
                     .bind(checkpoint.done)
                     .bind(now.as_str())
                     .bind(totals)
+                    .bind(checkpoint.scope.as_str())
                     .execute(&mut *tx)
                     .await
                     .map_err(|e| self.write_error("writing the reverify checkpoint".into(), e))?;
