@@ -81,7 +81,8 @@ pub struct Start {
 }
 
 /// Lists the job's runs (`shard`'s share, only `runs` when given) and, with `resume`, skips
-/// those its checkpoint says are done.
+/// those its checkpoint says are done — or, after a finished job, lists only the runs with
+/// rows not verified under `policy` (of `tools`, when given), as the module says.
 #[allow(clippy::too_many_arguments)]
 pub async fn start(
     store: &Store,
