@@ -52,10 +52,10 @@ empty() {
     mariadb)
       mariadb --protocol=tcp -h 127.0.0.1 -P "${GROUNDCHECK_MYSQL_PORT:-33306}" -u groundcheck \
         -pgroundcheck-test-pw groundcheck_test -e "DROP TABLE IF EXISTS evidence_verification, \
-        tool_invocation_output, tool_invocation, reverify_checkpoint, _sqlx_migrations" ;;
+        tool_invocation_output, tool_invocation, reverify_checkpoint, _sqlx_migrations, groundcheck_migrations" ;;
     postgres)
       psql -q "$2" -c "DROP TABLE IF EXISTS evidence_verification, tool_invocation_output, \
-        tool_invocation, reverify_checkpoint, _sqlx_migrations CASCADE" 2>/dev/null ;;
+        tool_invocation, reverify_checkpoint, _sqlx_migrations, groundcheck_migrations CASCADE" 2>/dev/null ;;
   esac
 }
 

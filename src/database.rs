@@ -1,5 +1,8 @@
-//! Opening the database a command names with `--database`, and turning store errors into the
-//! line a person reads.
+//! Opening the database a command names with `--database`, turning store errors into the
+//! line a person reads, and telling on stderr, as they happen, what the store notices: a wait
+//! for SQLite's write lock, and `tool_invocation` columns an older agent schema lacks.
+
+use std::io::Write;
 
 use groundcheck_store::{Engine, ErrorKind, Store, StoreError};
 
@@ -9,17 +12,54 @@ use crate::failure::Failure;
 /// first use; servers are migrated only by `groundcheck migrate`, so a reader needs no DDL
 /// rights.
 pub async fn open(url: &str) -> Result<Store, Failure> {
-    let store = Store::connect(url).await.map_err(failure)?;
+    let store = connect(url).await?;
     if store.engine() == Engine::Sqlite {
         store.migrate().await.map_err(failure)?;
     }
+    tell_missing_columns(&store, "").await?;
     Ok(store)
 }
 
 /// Connects to `url` for a command that only reads: nothing is created or migrated, and a
 /// SQLite file is opened read-only, so it may sit in a folder this user cannot write.
+/// Reading works before anyone has migrated: groundcheck's own tables may be missing.
 pub async fn open_read_only(url: &str) -> Result<Store, Failure> {
-    Store::connect_read_only(url).await.map_err(failure)
+    let mut store = Store::connect_read_only(url).await.map_err(failure)?;
+    listen(&mut store);
+    tell_missing_columns(&store, "").await?;
+    Ok(store)
+}
+
+/// Connects to `url` to write, with the store's notices told on stderr; nothing migrated.
+pub async fn connect(url: &str) -> Result<Store, Failure> {
+    let mut store = Store::connect(url).await.map_err(failure)?;
+    listen(&mut store);
+    Ok(store)
+}
+
+fn listen(store: &mut Store) {
+    let url = store.display_url();
+    store.on_notice(move |notice| tell(&format!("{url}: {notice}")));
+}
+
+/// Says once, on stderr, which `tool_invocation` columns this database lacks (an agent
+/// schema older than the seed's V010): they are read as NULL. `also` ends the sentence.
+pub async fn tell_missing_columns(store: &Store, also: &str) -> Result<(), Failure> {
+    let missing = store.missing_columns().await.map_err(failure)?;
+    if !missing.is_empty() {
+        let (noun, pronoun) = if missing.len() == 1 { ("column", "it is") } else { ("columns", "they are") };
+        tell(&format!(
+            "{}: tool_invocation has no {} {noun} (an agent schema older than the seed's V010): {pronoun} read as NULL{also}",
+            store.display_url(),
+            missing.join(", "),
+        ));
+    }
+    Ok(())
+}
+
+/// One line on stderr now, before any output (straight to the handle: it is not a result).
+fn tell(line: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
 /// A store error as one line, with what to do next when the kind of failure tells.

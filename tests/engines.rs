@@ -57,7 +57,8 @@ pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
     tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime").block_on(future)
 }
 
-/// Drops every table groundcheck made and the migration history: the next command starts
+/// Drops every table groundcheck made, the migration histories (groundcheck's and sqlx's
+/// default, which tests fill as an agent would) and the agent's table: the next command starts
 /// empty.
 fn reset(url: &str) {
     block_on(async {
@@ -70,6 +71,7 @@ fn reset(url: &str) {
                 "DROP TABLE IF EXISTS tool_invocation CASCADE",
                 "DROP TABLE IF EXISTS reverify_checkpoint CASCADE",
                 "DROP TABLE IF EXISTS _sqlx_migrations CASCADE",
+                "DROP TABLE IF EXISTS groundcheck_migrations CASCADE",
             ] {
                 sqlx::query(sql).execute(&mut conn).await.expect("drop succeeds");
             }
@@ -78,7 +80,7 @@ fn reset(url: &str) {
                 <sqlx::MySqlConnection as sqlx::Connection>::connect(url).await.expect("mariadb reachable");
             sqlx::query(
                 "DROP TABLE IF EXISTS evidence_verification, tool_invocation_output, tool_invocation, \
-                 reverify_checkpoint, _sqlx_migrations",
+                 reverify_checkpoint, _sqlx_migrations, groundcheck_migrations",
             )
             .execute(&mut conn)
             .await

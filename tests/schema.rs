@@ -654,6 +654,37 @@ const FOREIGN_POSTGRES: &[&str] = &[
      'doc_retrieved', '2024-01-01 00:00:00')",
 ];
 
+const FOREIGN_SQLITE: &[&str] = &[
+    "CREATE TABLE tool_invocation (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        session_id VARCHAR(64) NOT NULL,
+        run_id VARCHAR(64),
+        step_id BIGINT,
+        tool_name VARCHAR(64) NOT NULL,
+        input_params JSON NOT NULL,
+        output_preview TEXT,
+        output_length INT,
+        retrieval_layer VARCHAR(8),
+        l0_match_count INT,
+        l1_match_count INT,
+        is_truncated BOOLEAN,
+        relevance_level VARCHAR(20),
+        dedup_reason VARCHAR(32),
+        retrieval_details JSON,
+        duration_ms INT,
+        success BOOLEAN,
+        error_message TEXT,
+        created_at DATETIME NOT NULL
+    )",
+    "CREATE INDEX idx_session_id ON tool_invocation (session_id)",
+    "CREATE INDEX idx_tool_invocation_run_id ON tool_invocation (run_id, id)",
+    "CREATE INDEX idx_tool_name ON tool_invocation (tool_name)",
+    "CREATE INDEX idx_retrieval_layer ON tool_invocation (retrieval_layer)",
+    "INSERT INTO tool_invocation (session_id, run_id, tool_name, input_params, relevance_level, \
+     dedup_reason, created_at) VALUES ('s-1', 'run-1', 'lookup_knowledge', '{}', 'PRECISE', \
+     'doc_retrieved', '2024-01-01 00:00:00')",
+];
+
 /// The marker row inserted with the foreign table, if it is still there.
 fn marker_row(engine: &Engine) -> Option<(String, String)> {
     const SQL: &str = "SELECT relevance_level, dedup_reason FROM tool_invocation WHERE run_id = 'run-1'";
@@ -669,7 +700,12 @@ fn marker_row(engine: &Engine) -> Option<(String, String)> {
                 let row = sqlx::query(SQL).fetch_optional(&mut conn).await.expect("postgres: marker row");
                 row.map(|r| (r.get(0), r.get(1)))
             }
-            Kind::Sqlite => unreachable!("sqlite is skipped"),
+            Kind::Sqlite => {
+                let url = format!("{}?mode=rwc", engine.url);
+                let mut conn = sqlx::SqliteConnection::connect(&url).await.expect("sqlite opens");
+                let row = sqlx::query(SQL).fetch_optional(&mut conn).await.expect("sqlite: marker row");
+                row.map(|r| (r.get(0), r.get(1)))
+            }
         }
     })
 }
@@ -680,16 +716,23 @@ fn migrate_adopts_an_existing_tool_invocation_table() {
     for engine in engines::all() {
         let name = engine.name;
         let statements = match kind(&engine) {
-            // migrations/sqlite/0010: SQLite has no ADD COLUMN IF NOT EXISTS (and a migration
-            // cannot branch), so V010's ALTERs always run and fail on a table that already has
-            // relevance_level ("migration 10: duplicate column name: relevance_level").
-            // SQLite databases are groundcheck's own, so this case is not supported there.
-            Kind::Sqlite => continue,
+            // Regression (#24): SQLite was skipped here, because its migration 0010 always ran
+            // V010's ALTERs and failed on a table that already had relevance_level.
+            Kind::Sqlite => FOREIGN_SQLITE,
             Kind::MariaDb => FOREIGN_MARIADB,
             Kind::Postgres => FOREIGN_POSTGRES,
         };
         engines::block_on(async {
-            if kind(&engine) == Kind::MariaDb {
+            if kind(&engine) == Kind::Sqlite {
+                let url = format!("{}?mode=rwc", engine.url);
+                let mut conn = sqlx::SqliteConnection::connect(&url).await.expect("sqlite opens");
+                for sql in statements {
+                    sqlx::query(*sql)
+                        .execute(&mut conn)
+                        .await
+                        .unwrap_or_else(|e| panic!("{name}: {sql}: {e}"));
+                }
+            } else if kind(&engine) == Kind::MariaDb {
                 let mut conn = sqlx::MySqlConnection::connect(&engine.url).await.expect("mariadb reachable");
                 for sql in statements {
                     sqlx::query(*sql)

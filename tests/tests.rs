@@ -2,6 +2,7 @@
 //! library's rules one by one, the JSONPath Compliance Test Suite, the README's examples, and
 //! insta snapshots of every fixture.
 
+mod agent_schema;
 mod browser;
 mod cli;
 mod connect;
@@ -11,6 +12,7 @@ mod corpus;
 mod cts;
 mod engines;
 mod fast_path;
+mod fault_lines;
 mod faults;
 mod fuzz_regressions;
 mod harness;
@@ -23,6 +25,7 @@ mod properties;
 mod raw_output_files;
 mod read_only;
 mod readme;
+mod recurring;
 mod reverify;
 mod rules;
 mod schema;

@@ -1,5 +1,8 @@
--- Seed V005__create_session_storage.sql: tool_invocation and its four indexes.
--- IF NOT EXISTS: groundcheck may be pointed at a database whose table another system made.
+-- Seed V005__create_session_storage.sql with V010__add_relevance_level_to_tool_invocation.sql's
+-- two columns (after is_truncated, in the seed's order): tool_invocation and its four indexes.
+-- IF NOT EXISTS: groundcheck may be pointed at the agent's own database. A table that exists is
+-- never altered (an older agent schema without V010's columns is read with them as NULL), so
+-- this is the only migration that touches tool_invocation; the seed's V010 has no file here.
 CREATE TABLE IF NOT EXISTS tool_invocation (
     id                BIGINT NOT NULL AUTO_INCREMENT,
     session_id        VARCHAR(64) NOT NULL,
@@ -13,6 +16,8 @@ CREATE TABLE IF NOT EXISTS tool_invocation (
     l0_match_count    INT NULL,
     l1_match_count    INT NULL,
     is_truncated      BOOLEAN NULL,
+    relevance_level   VARCHAR(20) NULL,
+    dedup_reason      VARCHAR(32) NULL,
     retrieval_details JSON NULL,
     duration_ms       INT NULL,
     success           BOOLEAN NULL,

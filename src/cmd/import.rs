@@ -3,7 +3,12 @@
 //! Everything is checked before anything is written, so a refused import leaves the database
 //! as it was: ids repeated across the input, rows the table cannot hold (no session_id or
 //! created_at), and ids already present with different content. Rows already present with
-//! the same content are skipped: importing a file twice is a no-op.
+//! the same content are skipped: importing a file twice is a no-op. A `tool_invocation`
+//! without the seed's V010 columns (an older agent schema) takes rows that have no value there.
+//!
+//! Each file is one transaction. When one fails (a full disk, a lost connection) the line
+//! names it and the files committed before it, which stay: importing the same PATHs again
+//! skips their rows.
 
 use std::path::PathBuf;
 
@@ -40,6 +45,10 @@ pub async fn import(url: &str, paths: &[PathBuf], out: &mut Output) -> Result<u8
     }
 
     let store = database::open(url).await?;
+    let missing = store.missing_columns().await.map_err(database::failure)?;
+    for file in &files {
+        check_columns(file, &missing, &store.display_url())?;
+    }
     for file in &mut files {
         let mut new_rows = Vec::with_capacity(file.rows.len());
         for (i, row) in file.rows.drain(..).enumerate() {
@@ -58,8 +67,11 @@ pub async fn import(url: &str, paths: &[PathBuf], out: &mut Output) -> Result<u8
         }
         file.rows = new_rows;
     }
-    for file in &files {
-        store.insert_rows(&file.rows).await.map_err(database::failure)?;
+    for (done, file) in files.iter().enumerate() {
+        if let Err(e) = store.insert_rows(&file.rows).await {
+            let committed: Vec<String> = files[..done].iter().map(|f| display(&f.file)).collect();
+            return Err(failed_file(&display(&file.file), &committed, database::failure(e)));
+        }
         let line = format!(
             "{}: {} imported, {} already present\n",
             display(&file.file),
@@ -71,6 +83,47 @@ pub async fn import(url: &str, paths: &[PathBuf], out: &mut Output) -> Result<u8
     store.close().await;
     out.notes.extend(inputs.notes);
     Ok(0)
+}
+
+/// Refuses a file with a value in a column the database's `tool_invocation` lacks: it could
+/// not be stored, and dropping it would change the row.
+fn check_columns(file: &FileRows, missing: &[&str], url: &str) -> Result<(), Failure> {
+    for (i, row) in file.rows.iter().enumerate() {
+        for (column, value) in
+            [("relevance_level", &row.relevance_level), ("dedup_reason", &row.dedup_reason)]
+        {
+            if value.is_some() && missing.contains(&column) {
+                return Err(Failure::input(format!(
+                    "{}: $.invocations[{i}].{column}: the tool_invocation table of {url} has no such column \
+                     (an agent schema older than the seed's V010); leave it out of the bundle or add the column",
+                    display(&file.file)
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The line for a file whose transaction failed: the store's error, then which file it was
+/// and which were committed before it (all of them up to ten, else the first and last three).
+fn failed_file(file: &str, committed: &[String], failure: Failure) -> Failure {
+    let before = match committed.len() {
+        0 => "no file was committed before it".to_string(),
+        n if n <= 10 => format!("committed before it: {}", committed.join(", ")),
+        n => format!(
+            "committed before it: {n} files, {} … {}",
+            committed[..3].join(", "),
+            committed[n - 3..].join(", ")
+        ),
+    };
+    let again = match committed.is_empty() {
+        true => "",
+        false => "; importing the same PATHs again skips their rows",
+    };
+    Failure::input(format!(
+        "{}; {file} was not imported (none of its rows were written); {before}{again}",
+        failure.message
+    ))
 }
 
 /// The row an invocation is stored as; `place` names it in the file (`FILE: $.invocations[i]`).

@@ -1,8 +1,21 @@
 //! A job's identity and starting point. A job is named by everything that selects its rows,
 //! decides its verdicts or shapes its totals; its checkpoint is stored under that name, so
 //! `--resume` with the same arguments continues it, and any other arguments start another.
+//!
+//! What `--resume` does depends on the checkpoint it finds:
+//!
+//! - none, or no `--resume`: a new job over every selected run (scope `all`);
+//! - an unfinished job: that job, exactly past its last committed run (a retried worker
+//!   verifies nothing twice and skips nothing), over the runs of its scope;
+//! - a finished job: a new job (scope `new`) over the runs that have a row without a verdict
+//!   under the policy — the rows added since, in whole runs — with totals of its own; when there
+//!   is none, nothing is verified and the finished job is reported as complete.
+//!
+//! So the same command run on a schedule (a CronJob) verifies each new row once, and never
+//! again what is stored; a full re-verification (after an engine upgrade) is the command
+//! without `--resume`.
 
-use groundcheck_store::{RunKey, Store, Window};
+use groundcheck_store::{RunKey, Scope, Store, Window};
 
 use crate::database;
 use crate::failure::Failure;
@@ -58,36 +71,71 @@ pub struct Start {
     pub rows_before: i64,
     pub last_before: Option<RunKey>,
     pub tally: Tally,
-    /// Set when `--resume` found a checkpoint.
+    /// Set when `--resume` continued a job (or found it complete with nothing new).
     pub resumed: Option<Resumed>,
+    /// The runs the job covers.
+    pub scope: Scope,
+    /// Set when a finished job was followed by a new one over the runs with rows not
+    /// verified yet: the finished job's rows.
+    pub after_finished: Option<i64>,
 }
 
 /// Lists the job's runs (`shard`'s share, only `runs` when given) and, with `resume`, skips
-/// those its checkpoint says are done.
+/// those its checkpoint says are done — or, after a finished job, lists only the runs with
+/// rows not verified under `policy` (of `tools`, when given), as the module says.
+#[allow(clippy::too_many_arguments)]
 pub async fn start(
     store: &Store,
     window: &Window,
     shard: Shard,
     runs: &[String],
+    tools: &[String],
+    policy: &str,
     identity: &Identity,
     resume: bool,
 ) -> Result<Start, Failure> {
-    let mut keys: Vec<RunKey> = store.list_keys(window).await.map_err(database::failure)?;
-    keys.retain(|k| shard.owns(k) && (runs.is_empty() || matches!(k, RunKey::Run(id) if runs.contains(id))));
-    let runs_in_job = keys.len() as u64;
-    let fresh = Start {
-        keys,
-        runs_in_job,
-        rows_before: 0,
-        last_before: None,
-        tally: Tally::default(),
-        resumed: None,
+    let selected = |mut keys: Vec<RunKey>| {
+        keys.retain(|k| {
+            shard.owns(k) && (runs.is_empty() || matches!(k, RunKey::Run(id) if runs.contains(id)))
+        });
+        keys
     };
-    if !resume {
-        return Ok(fresh);
+    let unverified = || async {
+        let keys = store.list_unverified_keys(policy, window, tools).await.map_err(database::failure)?;
+        Ok::<_, Failure>(selected(keys))
+    };
+    let checkpoint = match resume {
+        true => store.read_checkpoint(&identity.id).await.map_err(database::failure)?,
+        false => None,
+    };
+    // A finished job with rows not verified since: a new job over their runs.
+    if let Some(finished) = checkpoint.as_ref().filter(|c| c.done) {
+        let keys = unverified().await?;
+        if !keys.is_empty() {
+            return Ok(Start {
+                runs_in_job: keys.len() as u64,
+                keys,
+                rows_before: 0,
+                last_before: None,
+                tally: Tally::default(),
+                resumed: None,
+                scope: Scope::Unverified,
+                after_finished: Some(finished.rows_done),
+            });
+        }
     }
-    let Some(checkpoint) = store.read_checkpoint(&identity.id).await.map_err(database::failure)? else {
-        return Ok(fresh);
+    let Some(checkpoint) = checkpoint else {
+        let keys = selected(store.list_keys(window).await.map_err(database::failure)?);
+        return Ok(Start {
+            runs_in_job: keys.len() as u64,
+            keys,
+            rows_before: 0,
+            last_before: None,
+            tally: Tally::default(),
+            resumed: None,
+            scope: Scope::All,
+            after_finished: None,
+        });
     };
     let totals = store.read_job_totals(&identity.id).await.map_err(database::failure)?;
     // No totals: a checkpoint written before they were stored. Totals that do not read back
@@ -101,12 +149,23 @@ pub async fn start(
             ))
         })?,
     };
-    let mut keys = fresh.keys;
-    if checkpoint.done {
-        keys.clear();
-    } else {
-        keys.retain(|k| *k > checkpoint.last);
-    }
+    let (mut keys, runs_in_job) = match (checkpoint.done, checkpoint.scope) {
+        (true, _) => (Vec::new(), tally.runs),
+        (false, Scope::All) => {
+            let keys = selected(store.list_keys(window).await.map_err(database::failure)?);
+            let runs_in_job = keys.len() as u64;
+            (keys, runs_in_job)
+        }
+        // The runs done so far have no row left without a verdict: what is listed past the
+        // checkpoint is what this job has left.
+        (false, Scope::Unverified) => {
+            let keys: Vec<RunKey> =
+                unverified().await?.into_iter().filter(|k| *k > checkpoint.last).collect();
+            let runs_in_job = tally.runs + keys.len() as u64;
+            (keys, runs_in_job)
+        }
+    };
+    keys.retain(|k| *k > checkpoint.last);
     let resumed =
         Resumed { runs: tally.runs, invocations: tally.invocations, already_complete: checkpoint.done };
     Ok(Start {
@@ -116,5 +175,7 @@ pub async fn start(
         last_before: Some(checkpoint.last),
         tally,
         resumed: Some(resumed),
+        scope: checkpoint.scope,
+        after_finished: None,
     })
 }

@@ -129,8 +129,18 @@ async fn run(
     runs.sort();
     let raw_outputs = request.raw_outputs.as_ref().map(Template::as_str);
     let identity = Identity::new(&policy, &window, &tools, &runs, shard, request.compare_with, raw_outputs);
-    let start = job::start(store, &window, shard, &runs, &identity, request.resume).await?;
-    let Start { keys, runs_in_job, rows_before, last_before, mut tally, resumed } = start;
+    let start = job::start(store, &window, shard, &runs, &tools, &policy, &identity, request.resume).await?;
+    let Start { keys, runs_in_job, rows_before, last_before, mut tally, resumed, scope, after_finished } =
+        start;
+    if let Some(rows) = after_finished {
+        out.notes.push(format!(
+            "{}: the job with these arguments had finished ({}); this run verified the {} with rows \
+             not verified under {policy} since",
+            store.display_url(),
+            count(u64::try_from(rows).unwrap_or(0), "invocation", "invocations"),
+            count(runs_in_job, "run", "runs"),
+        ));
+    }
     if request.format != Format::Human {
         tally.changes =
             Some(Spool::new().map_err(|e| temp_failure("cannot spool the changes to a temporary file", &e))?);
@@ -151,6 +161,7 @@ async fn run(
         batch_rows: request.batch_rows,
         jobs: request.jobs,
         write,
+        scope,
         rows_before,
         last_before,
         tally,

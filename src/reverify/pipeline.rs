@@ -12,7 +12,9 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 
 use groundcheck_core::{verify_runs, Policy, Run, RunReport};
-use groundcheck_store::{into_run, Checkpoint, JobProgress, RunKey, Store, StoredRow, Window, MAX_KEYS};
+use groundcheck_store::{
+    into_run, Checkpoint, JobProgress, RunKey, Scope, Store, StoredRow, Window, MAX_KEYS,
+};
 use rayon::prelude::*;
 use tokio::sync::{mpsc, watch};
 
@@ -45,6 +47,8 @@ pub struct Job<'a> {
     pub jobs: Option<usize>,
     /// Where to store verdicts and progress (`--write`).
     pub write: Option<JobProgress<'a>>,
+    /// The runs the job covers, stored with its checkpoint.
+    pub scope: Scope,
     /// What the job had done before this run: its rows, its last run, its totals (with the
     /// spool for this run's changes, when the output lists them).
     pub rows_before: i64,
@@ -119,7 +123,7 @@ pub async fn run(mut job: Job<'_>) -> Result<Ended, Failure> {
             rows_done += verdicts.len() as i64;
             last = batch.last.clone().or(last);
             if let (Some(progress), Some(key)) = (&job.write, &batch.last) {
-                let checkpoint = Checkpoint { last: key.clone(), rows_done, done: false };
+                let checkpoint = Checkpoint { last: key.clone(), rows_done, done: false, scope: job.scope };
                 job.store
                     .write_job_batch(
                         policy_key,
@@ -149,7 +153,7 @@ pub async fn run(mut job: Job<'_>) -> Result<Ended, Failure> {
     // Done only once every stage has ended well: a reader that failed also closes the
     // writer's channel, and must not look like the end of the job.
     if let (Some(progress), Some(last), false) = (&job.write, last, interrupted) {
-        let checkpoint = Checkpoint { last, rows_done, done: true };
+        let checkpoint = Checkpoint { last, rows_done, done: true, scope: job.scope };
         job.store
             .write_job_batch(policy_key, env!("CARGO_PKG_VERSION"), &[], progress, &checkpoint, &tally.save())
             .await

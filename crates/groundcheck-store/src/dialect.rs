@@ -9,6 +9,10 @@
 //! `(policy, …)` index instead, every lookup scanned all verdicts of the policy, and
 //! `reverify --write` slowed from 8,800 to 500 rows/s between 10,000 and 200,000 rows.
 
+use std::borrow::Cow;
+
+use crate::schema::Schema;
+
 /// The statements groundcheck runs, in one engine's dialect.
 ///
 /// Statements that take a `created_at` window bind it as `since, since, until, until` after
@@ -24,6 +28,10 @@ pub(crate) struct Dialect {
     pub(crate) select_verdicts_session: &'static str,
     pub(crate) list_runs: &'static str,
     pub(crate) list_sessions: &'static str,
+    /// The runs / run-less sessions (each with a tool) that have a row without a verdict under
+    /// a policy: the policy binds first, then the window.
+    pub(crate) list_unverified_runs: &'static str,
+    pub(crate) list_unverified_sessions: &'static str,
     pub(crate) select_checkpoint: &'static str,
     /// A `reverify` job's checkpoint with its running totals, committed with each batch.
     pub(crate) upsert_checkpoint: &'static str,
@@ -44,7 +52,19 @@ pub(crate) struct Dialect {
     pub(crate) upsert_tail: &'static str,
     /// `$n` placeholders (PostgreSQL) rather than `?`.
     pub(crate) numbered: bool,
+    /// The insert for a `tool_invocation` without the seed's V010 columns: the same values
+    /// but `relevance_level` and `dedup_reason`, in the same order.
+    pub(crate) insert_invocation_v005: &'static str,
+    /// How the row selects read `relevance_level`, `dedup_reason` and the raw output, and
+    /// the NULL that stands in for one the database does not have ([`Dialect::rows`]).
+    pub(crate) relevance_level: &'static str,
+    pub(crate) dedup_reason: &'static str,
+    pub(crate) raw_output: &'static str,
+    pub(crate) null: &'static str,
 }
+
+/// How the row selects join the raw outputs, left out when `tool_invocation_output` is missing.
+const OUTPUT_JOIN: &str = " LEFT JOIN tool_invocation_output o ON o.invocation_id = t.id";
 
 macro_rules! sqlite_select {
     ($where:literal) => {
@@ -137,13 +157,21 @@ pub(crate) const SQLITE: Dialect = Dialect {
         AND (? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?)",
     list_sessions: "SELECT DISTINCT t.session_id FROM tool_invocation t WHERE t.run_id IS NULL \
         AND (? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?)",
-    select_checkpoint: "SELECT last_kind, last_key, rows_done, done FROM reverify_checkpoint WHERE job = ?",
+    list_unverified_runs: "SELECT DISTINCT t.run_id, t.tool_name FROM tool_invocation t \
+        LEFT JOIN evidence_verification v ON v.invocation_id = t.id AND v.policy = ? \
+        WHERE v.invocation_id IS NULL AND t.run_id IS NOT NULL \
+        AND (? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?)",
+    list_unverified_sessions: "SELECT DISTINCT t.session_id, t.tool_name FROM tool_invocation t \
+        LEFT JOIN evidence_verification v ON v.invocation_id = t.id AND v.policy = ? \
+        WHERE v.invocation_id IS NULL AND t.run_id IS NULL \
+        AND (? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?)",
+    select_checkpoint: "SELECT last_kind, last_key, rows_done, done, scope FROM reverify_checkpoint WHERE job = ?",
     upsert_checkpoint:
         "INSERT INTO reverify_checkpoint (job, arguments, last_kind, last_key, rows_done, done, \
-        updated_at, totals) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (job) DO UPDATE SET \
+        updated_at, totals, scope) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (job) DO UPDATE SET \
         arguments = excluded.arguments, last_kind = excluded.last_kind, last_key = excluded.last_key, \
         rows_done = excluded.rows_done, done = excluded.done, updated_at = excluded.updated_at, \
-        totals = excluded.totals",
+        totals = excluded.totals, scope = excluded.scope",
     select_checkpoint_totals: "SELECT totals FROM reverify_checkpoint WHERE job = ?",
     // Both use the `(policy, run_id, invocation_id)` index.
     policy_is_stored: "SELECT 1 FROM evidence_verification WHERE policy = ? LIMIT 1",
@@ -165,6 +193,16 @@ pub(crate) const SQLITE: Dialect = Dialect {
         source = excluded.source, refs = excluded.refs, warnings = excluded.warnings, \
         engine_version = excluded.engine_version, verified_at = excluded.verified_at",
     numbered: false,
+    insert_invocation_v005: "INSERT INTO tool_invocation (id, session_id, run_id, step_id, tool_name, input_params, \
+        output_preview, output_length, retrieval_layer, l0_match_count, l1_match_count, is_truncated, \
+        retrieval_details, duration_ms, success, error_message, created_at) \
+        VALUES (?1, ?2, ?3, ?4, ?5, CASE WHEN ?6 GLOB '[0-9-]*' THEN CAST(?6 AS BLOB) ELSE ?6 END, \
+        ?7, ?8, ?9, ?10, ?11, ?12, CASE WHEN ?13 GLOB '[0-9-]*' THEN CAST(?13 AS BLOB) ELSE ?13 END, \
+        ?14, ?15, ?16, ?17)",
+    relevance_level: "t.relevance_level",
+    dedup_reason: "t.dedup_reason",
+    raw_output: "o.raw_output",
+    null: "NULL",
 };
 
 pub(crate) const MYSQL: Dialect = Dialect {
@@ -193,11 +231,14 @@ pub(crate) const MYSQL: Dialect = Dialect {
         WHERE t.run_id IS NULL AND t.session_id = ? ORDER BY t.id",
     list_runs: SQLITE.list_runs,
     list_sessions: SQLITE.list_sessions,
+    list_unverified_runs: SQLITE.list_unverified_runs,
+    list_unverified_sessions: SQLITE.list_unverified_sessions,
     select_checkpoint: SQLITE.select_checkpoint,
     upsert_checkpoint: "INSERT INTO reverify_checkpoint (job, arguments, last_kind, last_key, rows_done, done, \
-        updated_at, totals) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE \
+        updated_at, totals, scope) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE \
         arguments = VALUES(arguments), last_kind = VALUES(last_kind), last_key = VALUES(last_key), \
-        rows_done = VALUES(rows_done), done = VALUES(done), updated_at = VALUES(updated_at), totals = VALUES(totals)",
+        rows_done = VALUES(rows_done), done = VALUES(done), updated_at = VALUES(updated_at), totals = VALUES(totals), \
+        scope = VALUES(scope)",
     select_checkpoint_totals: SQLITE.select_checkpoint_totals,
     policy_is_stored: SQLITE.policy_is_stored,
     stored_policies: SQLITE.stored_policies,
@@ -217,6 +258,14 @@ pub(crate) const MYSQL: Dialect = Dialect {
         refs = VALUES(refs), warnings = VALUES(warnings), engine_version = VALUES(engine_version), \
         verified_at = VALUES(verified_at)",
     numbered: false,
+    insert_invocation_v005: "INSERT INTO tool_invocation (id, session_id, run_id, step_id, tool_name, input_params, \
+        output_preview, output_length, retrieval_layer, l0_match_count, l1_match_count, is_truncated, \
+        retrieval_details, duration_ms, success, error_message, created_at) \
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    relevance_level: SQLITE.relevance_level,
+    dedup_reason: SQLITE.dedup_reason,
+    raw_output: SQLITE.raw_output,
+    null: SQLITE.null,
 };
 
 pub(crate) const POSTGRES: Dialect = Dialect {
@@ -244,13 +293,24 @@ pub(crate) const POSTGRES: Dialect = Dialect {
     list_sessions: "SELECT DISTINCT convert_to(t.session_id, 'UTF8') FROM tool_invocation t WHERE t.run_id IS NULL \
         AND (CAST($1 AS TIMESTAMP) IS NULL OR t.created_at >= CAST($2 AS TIMESTAMP)) \
         AND (CAST($3 AS TIMESTAMP) IS NULL OR t.created_at < CAST($4 AS TIMESTAMP))",
-    select_checkpoint: "SELECT convert_to(last_kind, 'UTF8'), convert_to(last_key, 'UTF8'), rows_done, done \
-        FROM reverify_checkpoint WHERE job = $1",
+    list_unverified_runs: "SELECT DISTINCT convert_to(t.run_id, 'UTF8'), convert_to(t.tool_name, 'UTF8') \
+        FROM tool_invocation t LEFT JOIN evidence_verification v ON v.invocation_id = t.id AND v.policy = $1 \
+        WHERE v.invocation_id IS NULL AND t.run_id IS NOT NULL \
+        AND (CAST($2 AS TIMESTAMP) IS NULL OR t.created_at >= CAST($3 AS TIMESTAMP)) \
+        AND (CAST($4 AS TIMESTAMP) IS NULL OR t.created_at < CAST($5 AS TIMESTAMP))",
+    list_unverified_sessions: "SELECT DISTINCT convert_to(t.session_id, 'UTF8'), convert_to(t.tool_name, 'UTF8') \
+        FROM tool_invocation t LEFT JOIN evidence_verification v ON v.invocation_id = t.id AND v.policy = $1 \
+        WHERE v.invocation_id IS NULL AND t.run_id IS NULL \
+        AND (CAST($2 AS TIMESTAMP) IS NULL OR t.created_at >= CAST($3 AS TIMESTAMP)) \
+        AND (CAST($4 AS TIMESTAMP) IS NULL OR t.created_at < CAST($5 AS TIMESTAMP))",
+    select_checkpoint: "SELECT convert_to(last_kind, 'UTF8'), convert_to(last_key, 'UTF8'), rows_done, done, \
+        convert_to(scope, 'UTF8') FROM reverify_checkpoint WHERE job = $1",
     upsert_checkpoint: "INSERT INTO reverify_checkpoint (job, arguments, last_kind, last_key, rows_done, done, \
-        updated_at, totals) VALUES ($1, $2, $3, $4, $5, $6, CAST($7 AS TIMESTAMP), $8) ON CONFLICT (job) DO UPDATE SET \
+        updated_at, totals, scope) VALUES ($1, $2, $3, $4, $5, $6, CAST($7 AS TIMESTAMP), $8, $9) \
+        ON CONFLICT (job) DO UPDATE SET \
         arguments = excluded.arguments, last_kind = excluded.last_kind, last_key = excluded.last_key, \
         rows_done = excluded.rows_done, done = excluded.done, updated_at = excluded.updated_at, \
-        totals = excluded.totals",
+        totals = excluded.totals, scope = excluded.scope",
     select_checkpoint_totals: "SELECT convert_to(totals, 'UTF8') FROM reverify_checkpoint WHERE job = $1",
     policy_is_stored: "SELECT 1 FROM evidence_verification WHERE policy = $1 LIMIT 1",
     stored_policies: "SELECT DISTINCT convert_to(policy, 'UTF8') FROM evidence_verification ORDER BY 1",
@@ -261,9 +321,39 @@ pub(crate) const POSTGRES: Dialect = Dialect {
     upsert_head: SQLITE.upsert_head,
     upsert_tail: SQLITE.upsert_tail,
     numbered: true,
+    insert_invocation_v005: "INSERT INTO tool_invocation (id, session_id, run_id, step_id, tool_name, input_params, \
+        output_preview, output_length, retrieval_layer, l0_match_count, l1_match_count, is_truncated, \
+        retrieval_details, duration_ms, success, error_message, created_at) \
+        VALUES ($1, $2, $3, $4, $5, CAST($6 AS JSON), $7, $8, $9, $10, $11, $12, CAST($13 AS JSON), \
+        $14, $15, $16, CAST($17 AS TIMESTAMP))",
+    relevance_level: "convert_to(t.relevance_level, 'UTF8')",
+    dedup_reason: "convert_to(t.dedup_reason, 'UTF8')",
+    raw_output: "convert_to(o.raw_output, 'UTF8')",
+    null: "NULL::bytea",
 };
 
 impl Dialect {
+    /// A row select (`select_run`, `select_runs_in`, …) as this database can run it: NULL for
+    /// each optional column `tool_invocation` lacks, and for the raw output when
+    /// `tool_invocation_output` does not exist yet (nobody has migrated).
+    pub(crate) fn rows(&self, statement: &'static str, schema: &Schema) -> Cow<'static, str> {
+        if schema.full_rows() && schema.outputs {
+            return Cow::Borrowed(statement);
+        }
+        let mut text = statement.to_string();
+        for (column, there) in
+            [(self.relevance_level, schema.columns[0]), (self.dedup_reason, schema.columns[1])]
+        {
+            if !there {
+                text = text.replacen(column, self.null, 1);
+            }
+        }
+        if !schema.outputs {
+            text = text.replacen(self.raw_output, self.null, 1).replacen(OUTPUT_JOIN, "", 1);
+        }
+        Cow::Owned(text)
+    }
+
     /// `(p, p, …)`: `n` placeholders, numbered from `first` where the engine numbers them.
     pub(crate) fn list(&self, first: usize, n: usize) -> String {
         let each: Vec<String> = match self.numbered {
@@ -295,6 +385,31 @@ impl Dialect {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_row_select_names_each_replaceable_part_exactly_once() {
+        let absent = Schema { columns: [false, false], outputs: false, verdicts: false, checkpoints: false };
+        for sql in [&SQLITE, &MYSQL, &POSTGRES] {
+            for statement in [
+                sql.select_run,
+                sql.select_session,
+                sql.select_id,
+                sql.select_runs_in,
+                sql.select_sessions_in,
+            ] {
+                for part in [sql.relevance_level, sql.dedup_reason, sql.raw_output, OUTPUT_JOIN] {
+                    assert_eq!(statement.matches(part).count(), 1, "{part} in {statement}");
+                }
+                let adapted = sql.rows(statement, &absent);
+                for part in ["relevance_level", "dedup_reason", "raw_output", "tool_invocation_output"] {
+                    assert!(!adapted.contains(part), "{part} in {adapted}");
+                }
+                let nulls = |text: &str| text.matches(sql.null).count();
+                assert_eq!(nulls(&adapted), nulls(statement) + 3, "{adapted}");
+            }
+            assert_eq!(sql.insert_invocation_v005.matches("relevance_level").count(), 0);
+        }
+    }
 
     #[test]
     fn lists_number_their_placeholders_where_the_engine_does() {

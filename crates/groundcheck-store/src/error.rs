@@ -108,6 +108,9 @@ impl StoreError {
     }
 }
 
+/// Why SQLite said "database is locked": the wait for the write lock ran out.
+const LOCKED: &str = ": another connection kept its write lock for longer than the 30 s this one waits";
+
 /// What a failed connection is called: a SQLite file is opened, a server connected to.
 pub(crate) fn connecting(url: &str) -> &'static str {
     if Engine::of(url) == Some(Engine::Sqlite) {
@@ -183,6 +186,12 @@ fn database(db: &dyn DatabaseError) -> (ErrorKind, String) {
                  not write the file)",
             ),
             14 => (ErrorKind::Other, ": check the path, and that this user may write its folder"),
+            13 => (ErrorKind::Other, ": the disk is full; free some space"),
+            _ if code == 778 => (
+                ErrorKind::Other,
+                ": writing the file failed (a full disk, a file-size limit or a failing device)",
+            ),
+            5 => (ErrorKind::Other, LOCKED),
             1 if message.starts_with("no such table") => (ErrorKind::MissingTable, ""),
             _ => (ErrorKind::Other, ""),
         };

@@ -55,6 +55,9 @@ impl Store {
         keys: &[RunKey],
     ) -> Result<Vec<StoredVerdict>, StoreError> {
         let mut found = Vec::new();
+        if !self.schema().await?.verdicts {
+            return Ok(found);
+        }
         for (sessions, part) in lists(keys) {
             let ids: Vec<&str> = padded(&part);
             let action = || format!("reading stored verdicts of {}", describe(sessions, &part));
@@ -87,9 +90,10 @@ impl Store {
         let ids: Vec<&str> = padded(part);
         let action = || format!("reading {}", describe(sessions, part));
         let (since, until) = (window.since.as_deref(), window.until.as_deref());
+        let schema = self.schema().await?;
         let statement = |sql: &Dialect| {
             let head = if sessions { sql.select_sessions_in } else { sql.select_runs_in };
-            format!("{head}{}", sql.list(5, ids.len()))
+            format!("{}{}", sql.rows(head, &schema), sql.list(5, ids.len()))
         };
         with_pool!(self, pool, sql => {
             let statement = statement(sql);

@@ -8,23 +8,30 @@
 //! valid UTF-8 is decoded with U+FFFD and the row is flagged ([`StoredRow::invalid_utf8`]).
 //!
 //! Migrations live in `migrations/{sqlite,mysql,postgres}/` at the repository root and are
-//! embedded with `sqlx::migrate!`.
+//! embedded with `sqlx::migrate!`; their history is kept in [`MIGRATIONS_TABLE`], never in
+//! sqlx's default table, which the agent's own migrator may use. The agent's
+//! `tool_invocation` is created when missing and never altered, and reading works before
+//! anyone has migrated.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 mod dialect;
 mod error;
 mod keys;
+mod lock;
 mod open;
 mod row;
+mod schema;
 mod store;
 mod timestamp;
 mod url;
 
 pub use crate::error::{ErrorKind, StoreError};
 pub use crate::keys::MAX_KEYS;
+pub use crate::lock::{Notice, LOCK_TIMEOUT};
 pub use crate::open::CONNECT_TIMEOUT;
 pub use crate::row::{into_run, RowError, StoredRow};
-pub use crate::store::{Checkpoint, JobProgress, RunKey, Store, StoredVerdict, Window};
+pub use crate::schema::MIGRATIONS_TABLE;
+pub use crate::store::{Checkpoint, JobProgress, RunKey, Scope, Store, StoredVerdict, Window};
 pub use crate::timestamp::{to_rfc3339, to_stored, to_unix_nanos, TimestampError};
 pub use crate::url::{redact, Engine};

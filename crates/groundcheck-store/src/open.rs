@@ -17,6 +17,8 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 use sqlx::Connection;
 
 use crate::error::{connecting, ErrorKind, StoreError};
+use crate::lock::{Listener, LOCK_TIMEOUT};
+use crate::schema::Found;
 use crate::store::{Pool, Store};
 use crate::url::Engine;
 
@@ -63,7 +65,7 @@ impl Store {
                 )
             }
         };
-        Ok(Store { pool, url: url.to_string() })
+        Ok(Store { pool, url: url.to_string(), found: Found::default(), listener: Listener::default() })
     }
 }
 
@@ -93,7 +95,7 @@ async fn sqlite(url: &str, read_only: bool) -> Result<SqlitePool, StoreError> {
     let options = SqliteConnectOptions::from_str(url)
         .map_err(|e| StoreError::connect(url, &e))?
         .foreign_keys(true)
-        .busy_timeout(Duration::from_secs(30));
+        .busy_timeout(LOCK_TIMEOUT);
     if !read_only {
         let options = options.create_if_missing(true).journal_mode(SqliteJournalMode::Wal);
         return sqlite_pool(options).await.map_err(|e| StoreError::connect(url, &e));

@@ -9,7 +9,9 @@ use sqlx::{AssertSqlSafe, Row};
 
 use crate::dialect::{self, Dialect};
 use crate::error::{ErrorKind, StoreError};
+use crate::lock::{Listener, WritePool};
 use crate::row::StoredRow;
+use crate::schema::Found;
 use crate::timestamp;
 use crate::url::{redact, Engine};
 
@@ -18,6 +20,10 @@ use crate::url::{redact, Engine};
 pub struct Store {
     pub(crate) pool: Pool,
     pub(crate) url: String,
+    /// What the database holds of what groundcheck reads, once probed.
+    pub(crate) found: Found,
+    /// Who hears the store's notices (a wait for SQLite's write lock).
+    pub(crate) listener: Listener,
 }
 
 #[derive(Debug, Clone)]
@@ -96,6 +102,28 @@ pub struct Checkpoint {
     pub rows_done: i64,
     /// The job finished.
     pub done: bool,
+    /// Which runs the job covers.
+    pub scope: Scope,
+}
+
+/// Which runs a `reverify --write` job covers, in [`Store::list_keys`] order.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Scope {
+    /// Every run selected (a job's first run, or one started without `--resume`).
+    #[default]
+    All,
+    /// Only the runs that had a row without a verdict under the job's policy when it began
+    /// ([`Store::list_unverified_keys`]): the job that follows a finished one.
+    Unverified,
+}
+
+impl Scope {
+    fn as_str(self) -> &'static str {
+        match self {
+            Scope::All => "all",
+            Scope::Unverified => "new",
+        }
+    }
 }
 
 /// Which job a checkpoint belongs to.
@@ -131,16 +159,6 @@ impl Store {
         }
     }
 
-    /// Applies the migrations of this engine (idempotent).
-    pub async fn migrate(&self) -> Result<(), StoreError> {
-        let result = match &self.pool {
-            Pool::Sqlite(pool) => sqlx::migrate!("../../migrations/sqlite").run(pool).await,
-            Pool::MySql(pool) => sqlx::migrate!("../../migrations/mysql").run(pool).await,
-            Pool::Postgres(pool) => sqlx::migrate!("../../migrations/postgres").run(pool).await,
-        };
-        result.map_err(|e| StoreError::migrate(&self.url, &e))
-    }
-
     /// A run's invocations with their raw outputs, by `id`, in one query on `(run_id, id)`.
     pub async fn read_run(&self, run_id: &str) -> Result<Vec<StoredRow>, StoreError> {
         self.read_key(&RunKey::Run(run_id.to_string()), &Window::default()).await
@@ -155,12 +173,13 @@ impl Store {
     pub async fn read_key(&self, key: &RunKey, window: &Window) -> Result<Vec<StoredRow>, StoreError> {
         let action = || format!("reading {key}");
         let (since, until) = (window.since.as_deref(), window.until.as_deref());
+        let schema = self.schema().await?;
         with_pool!(self, pool, sql => {
             let (statement, id) = match key {
                 RunKey::Run(id) => (sql.select_run, id),
                 RunKey::Session(id) => (sql.select_session, id),
             };
-            let rows = sqlx::query(statement)
+            let rows = sqlx::query(AssertSqlSafe(sql.rows(statement, &schema)))
                 .bind(id.as_str())
                 .bind(since)
                 .bind(since)
@@ -176,8 +195,9 @@ impl Store {
     /// One invocation by `id`, if it exists.
     pub async fn read_row(&self, id: i64) -> Result<Option<StoredRow>, StoreError> {
         let action = || format!("reading invocation {id}");
+        let schema = self.schema().await?;
         with_pool!(self, pool, sql => {
-            let row = sqlx::query(sql.select_id).bind(id).fetch_optional(pool).await;
+            let row = sqlx::query(AssertSqlSafe(sql.rows(sql.select_id, &schema))).bind(id).fetch_optional(pool).await;
             let row = row.map_err(|e| self.error(action(), e))?;
             row.as_ref().map(StoredRow::decode).transpose().map_err(|e| self.error(action(), e))
         })
@@ -206,13 +226,66 @@ impl Store {
         }
         Ok(keys)
     }
-    /// Inserts rows (and their raw outputs) in one transaction: all or none.
+    /// Like [`Store::list_keys`], but only the runs and run-less sessions with a row created
+    /// within `window` (of one of `tools`, when given) that has no verdict stored under
+    /// `policy`: what a recurring `reverify --write` job has left to do.
+    pub async fn list_unverified_keys(
+        &self,
+        policy: &str,
+        window: &Window,
+        tools: &[String],
+    ) -> Result<Vec<RunKey>, StoreError> {
+        if !self.schema().await?.verdicts {
+            return self.list_keys(window).await;
+        }
+        let action = "listing runs with rows not verified yet";
+        let (since, until) = (window.since.as_deref(), window.until.as_deref());
+        let mut keys = Vec::new();
+        for sessions in [false, true] {
+            let pairs: Vec<(String, String)> = with_pool!(self, pool, sql => {
+                let statement = if sessions { sql.list_unverified_sessions } else { sql.list_unverified_runs };
+                let rows = sqlx::query(statement)
+                    .bind(policy)
+                    .bind(since)
+                    .bind(since)
+                    .bind(until)
+                    .bind(until)
+                    .fetch_all(pool)
+                    .await;
+                let rows = rows.map_err(|e| self.error(action, e))?;
+                let text = |r: &_, i: usize| -> Result<String, sqlx::Error> {
+                    Row::try_get::<Vec<u8>, _>(r, i).map(|b| String::from_utf8_lossy(&b).into_owned())
+                };
+                rows.iter()
+                    .map(|r| Ok((text(r, 0)?, text(r, 1)?)))
+                    .collect::<Result<_, sqlx::Error>>()
+                    .map_err(|e| self.error(action, e))?
+            });
+            let mut ids: Vec<String> = pairs
+                .into_iter()
+                .filter(|(_, tool)| tools.is_empty() || tools.contains(tool))
+                .map(|(id, _)| id)
+                .collect();
+            ids.sort_unstable();
+            ids.dedup();
+            keys.extend(
+                ids.into_iter().map(|id| if sessions { RunKey::Session(id) } else { RunKey::Run(id) }),
+            );
+        }
+        Ok(keys)
+    }
+
+    /// Inserts rows (and their raw outputs) in one transaction: all or none. Into a
+    /// `tool_invocation` that lacks the seed's V010 columns ([`Store::missing_columns`]) the
+    /// rows go without them: the caller checks that none has a value there.
     pub async fn insert_rows(&self, rows: &[StoredRow]) -> Result<(), StoreError> {
         let action = "importing invocations";
+        let full = self.schema().await?.full_rows();
         with_pool!(self, pool, sql => {
-            let mut tx = pool.begin().await.map_err(|e| self.error(action, e))?;
+            let mut tx = pool.begin_for(self).await.map_err(|e| self.error(action, e))?;
             for row in rows {
-                sqlx::query(sql.insert_invocation)
+                let insert = if full { sql.insert_invocation } else { sql.insert_invocation_v005 };
+                let query = sqlx::query(insert)
                     .bind(row.id)
                     .bind(row.session_id.as_str())
                     .bind(row.run_id.as_deref())
@@ -224,9 +297,12 @@ impl Store {
                     .bind(row.retrieval_layer.as_deref())
                     .bind(row.l0_match_count)
                     .bind(row.l1_match_count)
-                    .bind(row.is_truncated)
-                    .bind(row.relevance_level.as_deref())
-                    .bind(row.dedup_reason.as_deref())
+                    .bind(row.is_truncated);
+                let query = match full {
+                    true => query.bind(row.relevance_level.as_deref()).bind(row.dedup_reason.as_deref()),
+                    false => query,
+                };
+                query
                     .bind(row.retrieval_details.as_deref())
                     .bind(row.duration_ms)
                     .bind(row.success)
@@ -271,6 +347,9 @@ impl Store {
         key: &RunKey,
     ) -> Result<Vec<StoredVerdict>, StoreError> {
         let action = || format!("reading stored verdicts of {key}");
+        if !self.schema().await?.verdicts {
+            return Ok(Vec::new());
+        }
         with_pool!(self, pool, sql => {
             let (statement, id) = match key {
                 RunKey::Run(id) => (sql.select_verdicts_run, id),
@@ -288,16 +367,22 @@ impl Store {
     /// The checkpoint of a `reverify` job, if it has one.
     pub async fn read_checkpoint(&self, job: &str) -> Result<Option<Checkpoint>, StoreError> {
         let action = "reading the reverify checkpoint";
+        if !self.schema().await?.checkpoints {
+            return Ok(None);
+        }
         with_pool!(self, pool, sql => {
             let row = sqlx::query(sql.select_checkpoint).bind(job).fetch_optional(pool).await;
             let row = row.map_err(|e| self.error(action, e))?;
             row.map(|r| -> Result<Checkpoint, sqlx::Error> {
                 let text = |i: usize| r.try_get::<Vec<u8>, _>(i).map(|b| String::from_utf8_lossy(&b).into_owned());
                 let (kind, key) = (text(0)?, text(1)?);
+                let scope = r.try_get::<Option<Vec<u8>>, _>(4)?;
                 Ok(Checkpoint {
                     last: if kind == "session" { RunKey::Session(key) } else { RunKey::Run(key) },
                     rows_done: r.try_get(2)?,
                     done: r.try_get(3)?,
+                    // NULL: a job of an earlier version, which covered every run.
+                    scope: if scope.as_deref() == Some(b"new") { Scope::Unverified } else { Scope::All },
                 })
             })
             .transpose()
@@ -318,7 +403,7 @@ impl Store {
         let action = "writing verdicts";
         let now = timestamp::now_stored();
         with_pool!(self, pool, sql => {
-            let mut tx = pool.begin().await.map_err(|e| self.error(action, e))?;
+            let mut tx = pool.begin_for(self).await.map_err(|e| self.error(action, e))?;
             // One verdict's twelve values, in the order of the upsert's columns.
             macro_rules! bind_verdict {
                 ($query:expr, $run_id:expr, $v:expr) => {
@@ -356,7 +441,7 @@ impl Store {
                 // Which row the database refused: the batch so far again, one row at a time,
                 // in a transaction that is rolled back. Only a failed batch pays for this.
                 drop(tx);
-                let Ok(mut tx) = pool.begin().await else { return Err(error) };
+                let Ok(mut tx) = pool.begin_for(self).await else { return Err(error) };
                 for (run_id, v) in &verdicts[..written + piece.len()] {
                     let one = bind_verdict!(sqlx::query(sql.upsert_verdict), *run_id, v);
                     if let Err(err) = one.execute(&mut *tx).await {
@@ -380,6 +465,7 @@ impl Store {
                     .bind(checkpoint.done)
                     .bind(now.as_str())
                     .bind(totals)
+                    .bind(checkpoint.scope.as_str())
                     .execute(&mut *tx)
                     .await
                     .map_err(|e| self.write_error("writing the reverify checkpoint".into(), e))?;
@@ -488,6 +574,9 @@ impl Store {
     /// The running totals stored with a job's checkpoint, if it has any.
     pub async fn read_job_totals(&self, job: &str) -> Result<Option<String>, StoreError> {
         let action = "reading the reverify checkpoint";
+        if !self.schema().await?.checkpoints {
+            return Ok(None);
+        }
         with_pool!(self, pool, sql => {
             let row = sqlx::query(sql.select_checkpoint_totals).bind(job).fetch_optional(pool).await;
             let row = row.map_err(|e| self.error(action, e))?;
@@ -500,6 +589,9 @@ impl Store {
     /// Whether any verdict is stored under `policy` (one index lookup).
     pub async fn policy_is_stored(&self, policy: &str) -> Result<bool, StoreError> {
         let action = "reading stored verdicts";
+        if !self.schema().await?.verdicts {
+            return Ok(false);
+        }
         with_pool!(self, pool, sql => {
             let row = sqlx::query(sql.policy_is_stored).bind(policy).fetch_optional(pool).await;
             Ok(row.map_err(|e| self.error(action, e))?.is_some())
@@ -509,6 +601,9 @@ impl Store {
     /// Every policy with stored verdicts, in order: what `--compare-with` can name.
     pub async fn stored_policies(&self) -> Result<Vec<String>, StoreError> {
         let action = "reading stored verdicts";
+        if !self.schema().await?.verdicts {
+            return Ok(Vec::new());
+        }
         with_pool!(self, pool, sql => {
             let rows = sqlx::query(sql.stored_policies).fetch_all(pool).await;
             let rows = rows.map_err(|e| self.error(action, e))?;

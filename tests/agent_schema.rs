@@ -1,0 +1,433 @@
+//! groundcheck on the agent's own database, on every engine (#24, item 5): `migrate` never
+//! alters the agent's `tool_invocation`, keeps its history in a table of its own so that the
+//! agent's sqlx migrator and groundcheck's both stay happy, moves the history earlier versions
+//! kept in `_sqlx_migrations`, and reading works before anyone has migrated.
+
+use serde_json::Value;
+use sqlx::migrate::{Migration, MigrationType, Migrator};
+use sqlx::{AssertSqlSafe, Connection, Row, SqlSafeStr};
+
+use crate::engines::{self, block_on, Engine};
+use crate::harness::{self, Outcome};
+
+fn gc(url: &str, args: &[&str]) -> Outcome {
+    let mut all: Vec<&str> = vec![args[0], "--database", url];
+    all.extend_from_slice(&args[1..]);
+    harness::run(all)
+}
+
+fn ok(engine: &Engine, what: &str, out: &Outcome) {
+    assert_eq!(out.code, 0, "{}: {what}: {}", engine.name, out.stderr);
+}
+
+/// A URL the test itself may create the SQLite file with (the agent made the database).
+fn creating(engine: &Engine) -> String {
+    match engine.name {
+        "sqlite" => format!("{}?mode=rwc", engine.url),
+        _ => engine.url.clone(),
+    }
+}
+
+/// Runs statements in order on the engine; `pick` gives each engine's text.
+fn exec(engine: &Engine, statements: &[String]) {
+    let url = creating(engine);
+    block_on(async {
+        macro_rules! run_all {
+            ($conn:ty) => {{
+                let mut conn = <$conn>::connect(&url).await.expect("the database is reachable");
+                for sql in statements {
+                    sqlx::raw_sql(AssertSqlSafe(sql.clone()))
+                        .execute(&mut conn)
+                        .await
+                        .unwrap_or_else(|e| panic!("{}: {sql}: {e}", engine.name));
+                }
+            }};
+        }
+        match engine.name {
+            "sqlite" => run_all!(sqlx::SqliteConnection),
+            "mariadb" => run_all!(sqlx::MySqlConnection),
+            _ => run_all!(sqlx::PgConnection),
+        }
+    })
+}
+
+/// The texts of the first column of a query's rows (`sql` must give text on every engine).
+fn strings(engine: &Engine, sql: &str) -> Vec<String> {
+    let url = creating(engine);
+    block_on(async {
+        macro_rules! fetch {
+            ($conn:ty, $get:expr) => {{
+                let mut conn = <$conn>::connect(&url).await.expect("the database is reachable");
+                let rows = sqlx::query(AssertSqlSafe(sql.to_string()))
+                    .fetch_all(&mut conn)
+                    .await
+                    .unwrap_or_else(|e| panic!("{}: {sql}: {e}", engine.name));
+                rows.iter().map($get).collect()
+            }};
+        }
+        match engine.name {
+            "sqlite" => fetch!(sqlx::SqliteConnection, |r: &sqlx::sqlite::SqliteRow| r.get::<String, _>(0)),
+            "mariadb" => fetch!(sqlx::MySqlConnection, |r: &sqlx::mysql::MySqlRow| {
+                String::from_utf8_lossy(&r.get::<Vec<u8>, _>(0)).into_owned()
+            }),
+            _ => fetch!(sqlx::PgConnection, |r: &sqlx::postgres::PgRow| r.get::<String, _>(0)),
+        }
+    })
+}
+
+/// The columns of `table`, in order (empty when it does not exist).
+fn columns(engine: &Engine, table: &str) -> Vec<String> {
+    let sql = match engine.name {
+        "sqlite" => format!("SELECT name FROM pragma_table_info('{table}') ORDER BY cid"),
+        "mariadb" => format!(
+            "SELECT CAST(column_name AS BINARY) FROM information_schema.columns \
+             WHERE table_schema = DATABASE() AND table_name = '{table}' ORDER BY ordinal_position"
+        ),
+        _ => format!(
+            "SELECT column_name::text FROM information_schema.columns \
+             WHERE table_schema = current_schema() AND table_name = '{table}' ORDER BY ordinal_position"
+        ),
+    };
+    strings(engine, &sql)
+}
+
+/// The agent's table as the seed's V005 made it, before its V010 (no `relevance_level`,
+/// `dedup_reason`), by plain SQL, with the two rows of [`BUNDLE`].
+fn agent_table_before_v010(engine: &Engine) {
+    let (id, created_at, tail) = match engine.name {
+        "sqlite" => ("id INTEGER PRIMARY KEY AUTOINCREMENT", "DATETIME", ""),
+        "mariadb" => ("id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY", "DATETIME(6)", " ENGINE = InnoDB"),
+        _ => ("id BIGSERIAL PRIMARY KEY", "TIMESTAMP(6)", ""),
+    };
+    let create = format!(
+        "CREATE TABLE tool_invocation ({id}, session_id VARCHAR(64) NOT NULL, run_id VARCHAR(64), \
+         step_id BIGINT, tool_name VARCHAR(64) NOT NULL, input_params JSON NOT NULL, output_preview TEXT, \
+         output_length INT, retrieval_layer VARCHAR(8), l0_match_count INT, l1_match_count INT, \
+         is_truncated BOOLEAN, retrieval_details JSON, duration_ms INT, success BOOLEAN, \
+         error_message TEXT, created_at {created_at} NOT NULL){tail}"
+    );
+    let preview = r#"{"logs":[{"message":"connection refused"}]}"#;
+    let row = |id: i64, text: &str, at: &str| {
+        format!(
+            "INSERT INTO tool_invocation (id, session_id, run_id, tool_name, input_params, output_preview, \
+             output_length, is_truncated, retrieval_details, created_at) VALUES ({id}, 's-1', 'run-a', \
+             'query_logs', '{{}}', '{preview}', 43, FALSE, \
+             '{{\"evidence_status\":\"supported\",\"evidence_refs\":[{{\"raw_path\":\"$.logs[0].message\",\"text\":\"{text}\"}}]}}', \
+             '{at}')"
+        )
+    };
+    exec(
+        engine,
+        &[
+            create,
+            row(1, "connection refused", "2026-01-01 00:00:00"),
+            row(2, "disk full", "2026-01-01 00:00:01"),
+        ],
+    );
+}
+
+/// The same two rows as a bundle file: what `verify` says of them is what reading them from
+/// the database must say.
+const BUNDLE: &str = r#"{"run_id": "run-a", "session_id": "s-1", "invocations": [
+ {"id": 1, "tool_name": "query_logs", "created_at": "2026-01-01T00:00:00Z", "input_params": {},
+  "output_preview": "{\"logs\":[{\"message\":\"connection refused\"}]}", "output_length": 43, "is_truncated": false,
+  "retrieval_details": {"evidence_status": "supported", "evidence_refs": [{"raw_path": "$.logs[0].message", "text": "connection refused"}]}},
+ {"id": 2, "tool_name": "query_logs", "created_at": "2026-01-01T00:00:01Z", "input_params": {},
+  "output_preview": "{\"logs\":[{\"message\":\"connection refused\"}]}", "output_length": 43, "is_truncated": false,
+  "retrieval_details": {"evidence_status": "supported", "evidence_refs": [{"raw_path": "$.logs[0].message", "text": "disk full"}]}}]}"#;
+
+/// The verdicts `verify` gives [`BUNDLE`]: one supported (from its complete preview), one not.
+fn expected_verdicts() -> Value {
+    let dir = harness::temp_dir();
+    let file = harness::write(dir.path(), "run-a.json", BUNDLE);
+    let out = harness::run(["verify", "--format", "json", file.to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    let statuses: Vec<&str> = report["runs"][0]["invocations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["supported", "unsupported"], "the bundle tells the two apart");
+    report["runs"][0]["invocations"].clone()
+}
+
+/// The one notice a command gives about the missing columns.
+fn assert_one_notice(engine: &Engine, what: &str, out: &Outcome) {
+    let notices: Vec<&str> = out
+        .stderr
+        .lines()
+        .filter(|l| l.contains("tool_invocation has no relevance_level, dedup_reason"))
+        .collect();
+    assert_eq!(notices.len(), 1, "{}: {what}: one notice on stderr:\n{}", engine.name, out.stderr);
+    assert!(notices[0].contains("read as NULL"), "{}: {what}: {}", engine.name, notices[0]);
+}
+
+const V005_COLUMNS: &[&str] = &[
+    "id",
+    "session_id",
+    "run_id",
+    "step_id",
+    "tool_name",
+    "input_params",
+    "output_preview",
+    "output_length",
+    "retrieval_layer",
+    "l0_match_count",
+    "l1_match_count",
+    "is_truncated",
+    "retrieval_details",
+    "duration_ms",
+    "success",
+    "error_message",
+    "created_at",
+];
+
+/// Regression (#24): `migrate` added `relevance_level` and `dedup_reason` to an agent table
+/// that lacked them, although the table is the agent's.
+#[test]
+fn migrate_leaves_an_older_agent_table_as_it_is_and_reads_its_missing_columns_as_null() {
+    let expected = expected_verdicts();
+    for engine in engines::all() {
+        agent_table_before_v010(&engine);
+        let out = gc(&engine.url, &["migrate"]);
+        ok(&engine, "migrate", &out);
+        assert_one_notice(&engine, "migrate", &out);
+        assert!(
+            out.stderr.contains("the table is left as the agent made it"),
+            "{}: {}",
+            engine.name,
+            out.stderr
+        );
+        ok(&engine, "migrate again", &gc(&engine.url, &["migrate"]));
+        assert_eq!(
+            columns(&engine, "tool_invocation"),
+            V005_COLUMNS,
+            "{}: the table is unchanged",
+            engine.name
+        );
+
+        let out = gc(&engine.url, &["run", "--write", "--format", "json", "run-a"]);
+        ok(&engine, "run --write", &out);
+        assert_one_notice(&engine, "run --write", &out);
+        let report: Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!(report["runs"][0]["invocations"], expected, "{}: the verdicts", engine.name);
+
+        // Export reads both columns as NULL.
+        let dir = harness::temp_dir();
+        let out = gc(&engine.url, &["export", "run-a", "--out", dir.path().to_str().unwrap()]);
+        ok(&engine, "export", &out);
+        assert_one_notice(&engine, "export", &out);
+        let exported = std::fs::read_to_string(dir.path().join("run-a.json")).unwrap();
+        let bundle: Value = serde_json::from_str(&exported).unwrap();
+        for row in bundle["invocations"].as_array().unwrap() {
+            assert!(
+                row["relevance_level"].is_null() && row["dedup_reason"].is_null(),
+                "{}: {row}",
+                engine.name
+            );
+        }
+
+        // A row with a value for a missing column is refused before anything is written.
+        let bundle = r#"{"run_id": "run-b", "session_id": "s-2", "invocations": [
+          {"id": 7, "tool_name": "t", "created_at": "2026-01-01T00:00:00Z", "relevance_level": "PRECISE"}]}"#;
+        let file = harness::write(dir.path(), "b.json", bundle);
+        let out = gc(&engine.url, &["import", file.to_str().unwrap()]);
+        assert_eq!(out.code, 2, "{}: {}", engine.name, out.stderr);
+        assert!(
+            out.stderr.contains("b.json: $.invocations[0].relevance_level: the tool_invocation table of"),
+            "{}: {}",
+            engine.name,
+            out.stderr
+        );
+        // Rows without those values go in.
+        let file =
+            harness::write(dir.path(), "c.json", bundle.replace(", \"relevance_level\": \"PRECISE\"", ""));
+        ok(&engine, "import", &gc(&engine.url, &["import", file.to_str().unwrap()]));
+        assert_eq!(columns(&engine, "tool_invocation"), V005_COLUMNS, "{}: still unchanged", engine.name);
+    }
+}
+
+/// Regression (#24): `run`, `reverify` and `export` failed on the agent's database until
+/// someone ran `migrate`: they read groundcheck's own tables, which did not exist yet.
+#[test]
+fn reading_works_before_anyone_has_migrated() {
+    let expected = expected_verdicts();
+    for engine in engines::all() {
+        agent_table_before_v010(&engine);
+        let out = gc(&engine.url, &["run", "--format", "json", "run-a"]);
+        ok(&engine, "run", &out);
+        assert_one_notice(&engine, "run", &out);
+        let report: Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!(report["runs"][0]["invocations"], expected, "{}: the verdicts", engine.name);
+
+        let out = gc(&engine.url, &["reverify", "--format", "json"]);
+        ok(&engine, "reverify", &out);
+        assert_one_notice(&engine, "reverify", &out);
+        let summary: Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!(summary["summary"]["invocations"], 2, "{}: {summary}", engine.name);
+        assert_eq!(summary["summary"]["supported"], 1, "{}: {summary}", engine.name);
+        let changes = summary["changes"].as_array().unwrap();
+        assert!(changes.iter().all(|c| c["from"].is_null()), "{}: nothing stored: {summary}", engine.name);
+
+        let dir = harness::temp_dir();
+        let out = gc(&engine.url, &["export", "run-a", "--out", dir.path().to_str().unwrap()]);
+        ok(&engine, "export", &out);
+        let out =
+            harness::run(["verify", "--format", "json", dir.path().join("run-a.json").to_str().unwrap()]);
+        let report: Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!(report["runs"][0]["invocations"], expected, "{}: the exported bundle", engine.name);
+
+        // Reading created nothing.
+        for table in ["groundcheck_migrations", "evidence_verification", "tool_invocation_output"] {
+            assert!(columns(&engine, table).is_empty(), "{}: reading created {table}", engine.name);
+        }
+    }
+}
+
+/// The agent's own sqlx migrations, as its migrator records them in `_sqlx_migrations`: V005
+/// without the relevance columns, and a V010 named as groundcheck's old migration 10 was.
+fn agent_migrator(engine: &Engine) -> Migrator {
+    let (id, tail) = match engine.name {
+        "sqlite" => ("id INTEGER PRIMARY KEY AUTOINCREMENT", ""),
+        "mariadb" => ("id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY", " ENGINE = InnoDB"),
+        _ => ("id BIGSERIAL PRIMARY KEY", ""),
+    };
+    let created_at = if engine.name == "postgres" { "TIMESTAMP(6)" } else { "DATETIME(6)" };
+    let v005 = format!(
+        "CREATE TABLE tool_invocation ({id}, session_id VARCHAR(64) NOT NULL, run_id VARCHAR(64), \
+         step_id BIGINT, tool_name VARCHAR(64) NOT NULL, input_params JSON NOT NULL, output_preview TEXT, \
+         output_length INT, retrieval_layer VARCHAR(8), l0_match_count INT, l1_match_count INT, \
+         is_truncated BOOLEAN, retrieval_details JSON, duration_ms INT, success BOOLEAN, \
+         error_message TEXT, created_at {created_at} NOT NULL){tail}"
+    );
+    let v010 = "ALTER TABLE tool_invocation ADD COLUMN relevance_level VARCHAR(20)".to_string();
+    let migration = |version: i64, description: &'static str, sql: String| {
+        Migration::new(
+            version,
+            description.into(),
+            MigrationType::Simple,
+            AssertSqlSafe(sql).into_sql_str(),
+            false,
+        )
+    };
+    Migrator::with_migrations(vec![
+        migration(5, "create session storage", v005),
+        migration(10, "add relevance level to tool invocation", v010),
+    ])
+}
+
+fn run_agent_migrator(engine: &Engine) -> Result<(), String> {
+    let migrator = agent_migrator(engine);
+    let url = creating(engine);
+    block_on(async {
+        let result = match engine.name {
+            "sqlite" => migrator.run(&mut sqlx::SqliteConnection::connect(&url).await.unwrap()).await,
+            "mariadb" => migrator.run(&mut sqlx::MySqlConnection::connect(&url).await.unwrap()).await,
+            _ => migrator.run(&mut sqlx::PgConnection::connect(&url).await.unwrap()).await,
+        };
+        result.map_err(|e| e.to_string())
+    })
+}
+
+fn history(engine: &Engine, table: &str) -> Vec<String> {
+    let sql = match engine.name {
+        "mariadb" => format!(
+            "SELECT CAST(CONCAT(version, ' ', description, ' ', HEX(checksum)) AS BINARY) FROM {table} ORDER BY version"
+        ),
+        "postgres" => {
+            format!("SELECT version || ' ' || description || ' ' || upper(encode(checksum, 'hex')) FROM {table} ORDER BY version")
+        }
+        _ => format!("SELECT version || ' ' || description || ' ' || hex(checksum) FROM {table} ORDER BY version"),
+    };
+    strings(engine, &sql)
+}
+
+fn versions(engine: &Engine, table: &str) -> Vec<i64> {
+    history(engine, table).iter().map(|h| h.split(' ').next().unwrap().parse().unwrap()).collect()
+}
+
+/// Regression (#24): groundcheck kept its history in sqlx's default `_sqlx_migrations`: on a
+/// database the agent migrates with sqlx, `migrate` failed ("migration 5 was previously
+/// applied but has been modified"), and afterwards the agent's own migrator would have.
+#[test]
+fn the_agents_own_sqlx_history_is_left_alone_and_both_migrators_stay_happy() {
+    for engine in engines::all() {
+        run_agent_migrator(&engine).unwrap_or_else(|e| panic!("{}: the agent's migrator: {e}", engine.name));
+        let before = history(&engine, "_sqlx_migrations");
+        assert_eq!(before.len(), 2, "{}", engine.name);
+
+        ok(&engine, "migrate", &gc(&engine.url, &["migrate"]));
+        assert_eq!(history(&engine, "_sqlx_migrations"), before, "{}: the agent's history", engine.name);
+        run_agent_migrator(&engine)
+            .unwrap_or_else(|e| panic!("{}: the agent's migrator after: {e}", engine.name));
+        ok(&engine, "migrate again", &gc(&engine.url, &["migrate"]));
+        assert_eq!(history(&engine, "_sqlx_migrations"), before, "{}: the agent's history", engine.name);
+        assert!(versions(&engine, "groundcheck_migrations").contains(&100), "{}", engine.name);
+        // The agent's V010 added one of the two columns: it is read, the other is NULL.
+        let mut want: Vec<String> = V005_COLUMNS.iter().map(|c| c.to_string()).collect();
+        want.push("relevance_level".into());
+        assert_eq!(columns(&engine, "tool_invocation"), want, "{}", engine.name);
+    }
+}
+
+/// A database an earlier groundcheck migrated: its history in `_sqlx_migrations` (beside a
+/// row of the agent's) moves to `groundcheck_migrations`, and everything stored stays readable.
+#[test]
+fn a_history_kept_by_an_earlier_groundcheck_moves_to_its_own_table() {
+    for engine in engines::all() {
+        ok(&engine, "migrate", &gc(&engine.url, &["migrate"]));
+        let ours = versions(&engine, "groundcheck_migrations");
+        let fixture = harness::repo("fixtures/01_order_svc_5xx_spike.json");
+        ok(&engine, "import", &gc(&engine.url, &["import", fixture.to_str().unwrap()]));
+        let before = gc(&engine.url, &["reverify", "--write", "--format", "json"]);
+        ok(&engine, "reverify --write", &before);
+
+        // What an earlier version left: its rows in sqlx's default table, version 10 included.
+        let rename = match engine.name {
+            "mariadb" => "RENAME TABLE groundcheck_migrations TO _sqlx_migrations",
+            _ => "ALTER TABLE groundcheck_migrations RENAME TO _sqlx_migrations",
+        };
+        let blob = match engine.name {
+            "postgres" => "decode('00', 'hex')",
+            _ => "X'00'",
+        };
+        exec(
+            &engine,
+            &[
+                rename.to_string(),
+                // Migrations after 120 came with the move: the earlier version had none of them.
+                "DELETE FROM _sqlx_migrations WHERE version > 120".to_string(),
+                "ALTER TABLE reverify_checkpoint DROP COLUMN scope".to_string(),
+                format!(
+                    "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) \
+                     VALUES (10, 'add relevance level to tool invocation', TRUE, {blob}, 0)"
+                ),
+                format!(
+                    "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) \
+                     VALUES (20240101, 'the agent''s own', TRUE, {blob}, 0)"
+                ),
+            ],
+        );
+        ok(&engine, "migrate an earlier version's database", &gc(&engine.url, &["migrate"]));
+        assert_eq!(
+            versions(&engine, "_sqlx_migrations"),
+            [20240101],
+            "{}: only the agent's row stays",
+            engine.name
+        );
+        assert_eq!(versions(&engine, "groundcheck_migrations"), ours, "{}", engine.name);
+        ok(&engine, "migrate again", &gc(&engine.url, &["migrate"]));
+
+        let after = gc(&engine.url, &["reverify", "--format", "json"]);
+        ok(&engine, "reverify", &after);
+        let summary: Value = serde_json::from_str(&after.stdout).unwrap();
+        assert_eq!(
+            summary["changes"],
+            serde_json::json!([]),
+            "{}: the stored verdicts are read",
+            engine.name
+        );
+    }
+}
