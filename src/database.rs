@@ -2,11 +2,9 @@
 //! line a person reads, and telling on stderr, as they happen, what the store notices: a wait
 //! for SQLite's write lock, and `tool_invocation` columns an older agent schema lacks.
 
-use std::io::Write;
-
 use groundcheck_store::{Engine, ErrorKind, Store, StoreError};
 
-use crate::failure::Failure;
+use crate::failure::{say, Failure};
 
 /// Connects to `url` for a command that writes. A SQLite file is created and migrated on
 /// first use; servers are migrated only by `groundcheck migrate`, so a reader needs no DDL
@@ -39,7 +37,7 @@ pub async fn connect(url: &str) -> Result<Store, Failure> {
 
 fn listen(store: &mut Store) {
     let url = store.display_url();
-    store.on_notice(move |notice| tell(&format!("{url}: {notice}")));
+    store.on_notice(move |notice| say(&format!("{url}: {notice}")));
 }
 
 /// Says once, on stderr, which `tool_invocation` columns this database lacks (an agent
@@ -48,18 +46,13 @@ pub async fn tell_missing_columns(store: &Store, also: &str) -> Result<(), Failu
     let missing = store.missing_columns().await.map_err(failure)?;
     if !missing.is_empty() {
         let (noun, pronoun) = if missing.len() == 1 { ("column", "it is") } else { ("columns", "they are") };
-        tell(&format!(
+        say(&format!(
             "{}: tool_invocation has no {} {noun} (an agent schema older than the seed's V010): {pronoun} read as NULL{also}",
             store.display_url(),
             missing.join(", "),
         ));
     }
     Ok(())
-}
-
-/// One line on stderr now, before any output (straight to the handle: it is not a result).
-fn tell(line: &str) {
-    let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
 /// A store error as one line, with what to do next when the kind of failure tells.
