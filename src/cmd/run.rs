@@ -1,6 +1,6 @@
 //! `groundcheck run`: verify runs read from the database, optionally storing the verdicts.
 
-use groundcheck_core::{verify_runs, Policy, Run};
+use groundcheck_core::{Policy, Run, Verifier};
 use groundcheck_store::{into_run, RunKey, Store, Window};
 
 use crate::args::{FailOn, Format};
@@ -44,7 +44,7 @@ pub async fn run(args: RunArgs<'_>, out: &mut Output) -> Result<u8, Failure> {
     if let Some(template) = &args.raw_outputs {
         raw_outputs::attach(template, &mut runs, args.policy.limits.max_output_bytes);
     }
-    let report = verify_runs(&runs, &args.policy);
+    let report = Verifier::new(args.policy).verify_runs(&runs);
     if args.write {
         let verdicts: Vec<_> = report
             .runs

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use groundcheck_core::{verify_runs, Policy};
+use groundcheck_core::{Policy, Verifier};
 
 use crate::args::{FailOn, Format};
 use crate::cmd::deliver;
@@ -34,7 +34,7 @@ pub fn verify(args: VerifyArgs<'_>, out: &mut Output) -> Result<u8, Failure> {
         if let Some(template) = &args.raw_outputs {
             raw_outputs::attach(template, &mut loaded.runs, args.policy.limits.max_output_bytes);
         }
-        (verify_runs(&loaded.runs, &args.policy), loaded.runs, loaded.files, loaded.notes)
+        (Verifier::new(args.policy).verify_runs(&loaded.runs), loaded.runs, loaded.files, loaded.notes)
     } else {
         let verified = load::verify_files(args.paths, &args.policy, args.raw_outputs.as_ref())?;
         (verified.report, Vec::new(), verified.files, verified.notes)

@@ -11,7 +11,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use groundcheck_core::{verify_runs, Policy, Run, RunReport};
+use groundcheck_core::{Policy, Run, RunReport, Verifier};
 use groundcheck_store::{into_run, Checkpoint, JobProgress, RunKey, Store, StoredRow, Window, MAX_KEYS};
 use rayon::prelude::*;
 use tokio::sync::{mpsc, watch};
@@ -268,7 +268,7 @@ fn spawn_verifier(
                 if let Some(template) = &raw_outputs {
                     raw_outputs::attach(template, &mut runs, policy.limits.max_output_bytes);
                 }
-                (layers, verify_runs(&runs, &policy))
+                (layers, Verifier::new(policy).verify_runs(&runs))
             });
             let (layers, report) = report;
             let verified = Verified { runs: report.runs, layers, previous: batch.previous, keys, last };

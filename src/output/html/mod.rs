@@ -21,8 +21,9 @@ use std::fmt::Write as _;
 
 use base64::Engine as _;
 use groundcheck_core::{
-    expanded_document, pretty, raw_document, Invocation, Json, Policy, Pretty, RefOutcome, RefReport, Report,
-    Run, RunReport, Rung, Score, Source, Status, Verdict,
+    view::{expanded_document, pretty, raw_document, Pretty},
+    Invocation, Json, Policy, RefOutcome, RefReport, Report, Run, RunReport, Rung, Score, Source, Status,
+    Verdict,
 };
 use sha2::{Digest, Sha256};
 
@@ -337,8 +338,8 @@ fn explanation(r: &RefReport) -> Vec<String> {
             }
             None => lines.push("No raw output to check against.".into()),
         },
-        outcome => {
-            if let Some(problem) = r.raw_path.as_deref().and_then(|p| path_problem(outcome, p)) {
+        _ => {
+            if let Some(problem) = path_problem(r) {
                 lines.push(text(&problem));
             }
         }
