@@ -28,3 +28,4 @@ mod schema;
 mod secrets;
 mod snapshots;
 mod store;
+mod tidy;
