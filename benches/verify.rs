@@ -20,9 +20,7 @@ use std::time::Duration;
 
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, SamplingMode, Throughput};
-use groundcheck_core::{
-    verify_invocation, verify_run, Invocation, Json, Policy, RawOutput, RefOutcome, Run, Rung, Status,
-};
+use groundcheck_core::{Invocation, Json, Policy, RawOutput, RefOutcome, Run, Rung, Status, Verifier};
 use serde::de::IgnoredAny;
 
 const KIB: usize = 1024;
@@ -543,7 +541,7 @@ fn policy_for(rung: Option<Rung>) -> Policy {
 
 /// Verifies once, outside the timed loop: the bench must measure what its name says.
 fn expect(name: &str, inv: &Invocation, rung: Option<Rung>) {
-    let verdict = verify_invocation(inv, &policy_for(rung));
+    let verdict = Verifier::new(policy_for(rung)).verify(inv);
     let r = &verdict.refs[0];
     match rung {
         Some(rung) => {
@@ -557,7 +555,7 @@ fn expect(name: &str, inv: &Invocation, rung: Option<Rung>) {
     }
 }
 
-/// Benches `verify_invocation` of `inv`, after checking its outcome once. The check runs only
+/// Benches `Verifier::verify` of `inv`, after checking its outcome once. The check runs only
 /// when the benchmark does (criterion calls the closure only for ids that pass the filter).
 fn bench_verify(
     group: &mut BenchmarkGroup<'_, WallTime>,
@@ -566,13 +564,13 @@ fn bench_verify(
     inv: &Invocation,
     rung: Option<Rung>,
 ) {
-    let policy = policy_for(rung);
+    let verifier = Verifier::new(policy_for(rung));
     let mut unchecked = true;
     group.bench_function(id, |b| {
         if std::mem::take(&mut unchecked) {
             expect(name, inv, rung);
         }
-        b.iter(|| verify_invocation(black_box(inv), &policy))
+        b.iter(|| verifier.verify(black_box(inv)))
     });
 }
 
@@ -703,16 +701,17 @@ fn bench_run(c: &mut Criterion) {
     let mut unchecked = true;
     group.bench_function("50x64KB", |b| {
         if std::mem::take(&mut unchecked) {
-            let report = verify_run(&run, &policy);
+            let report = Verifier::new(policy).verify_run(&run);
             assert_eq!(report.summary.supported, 50, "{:?}", report.summary);
         }
-        b.iter(|| verify_run(black_box(&run), &policy))
+        let verifier = Verifier::new(policy);
+        b.iter(|| verifier.verify_run(black_box(&run)))
     });
     group.finish();
     bench_run_logs(c, &policy);
 }
 
-/// Issue #16's in-process target: `verify_run` of 50 Loki outputs of 64 KiB (lines that are
+/// The in-process target: `Verifier::verify_run` of 50 Loki outputs of 64 KiB (lines that are
 /// JSON, so the text is dense with escapes), each with one singular ref, on one thread (a
 /// pool of its own), beside serde_json's validate-only of the same 50 texts.
 fn bench_run_logs(c: &mut Criterion, policy: &Policy) {
@@ -736,10 +735,11 @@ fn bench_run_logs(c: &mut Criterion, policy: &Policy) {
     let mut unchecked = true;
     group.bench_function("singular_1_thread", |b| {
         if std::mem::take(&mut unchecked) {
-            let report = one.install(|| verify_run(&run, policy));
+            let report = one.install(|| Verifier::new(*policy).verify_run(&run));
             assert_eq!(report.summary.supported, 50, "{:?}", report.summary);
         }
-        b.iter(|| one.install(|| verify_run(black_box(&run), policy)))
+        let verifier = Verifier::new(*policy);
+        b.iter(|| one.install(|| verifier.verify_run(black_box(&run))))
     });
     group.finish();
 }

@@ -18,9 +18,9 @@
 //!
 //! # `verify_invocation`
 //!
-//! Fuzzes verification: the fast routes of `verify_invocation` (singular paths located in the
+//! Fuzzes verification: the fast routes of `Verifier::verify` (singular paths located in the
 //! raw bytes; general JSONPath on a `Value` parsed straight from the text) against
-//! `verify_invocation_general` (always our own tree and its `Value` twin).
+//! `Verifier::tree_route_only` (always our own tree and its `Value` twin).
 //!
 //! Input layout (so that seeds are readable and the dictionary's tokens land in text):
 //!
@@ -61,9 +61,8 @@
 use std::collections::HashSet;
 
 use groundcheck_core::{
-    resolve, verify_invocation, verify_invocation_general, verify_run, Bundle, Invocation, Json, Limits,
-    Policy, RawOutput, Reason, RefOutcome, RefReport, Require, ResolveError, RunSet, Rung, Score, Source,
-    Status, Verdict, Warning,
+    resolve, Bundle, ErrorKind, Invocation, Json, Limits, Policy, RawOutput, Reason, RefOutcome, RefReport,
+    Require, RunSet, Rung, Score, Source, Status, Verdict, Verifier, Warning,
 };
 
 /// The `bundle_parse` target on one input.
@@ -77,7 +76,7 @@ pub fn bundle_parse(data: &[u8]) {
     assert_eq!(again, bundle, "the bundle changed in a write/parse round trip");
     assert_eq!(again.to_json_string(), written, "writing is not a fixed point");
 
-    // Run grouping: the key is the run id, or the session for rows without one (§2).
+    // Run grouping: the key is the run id, or the session for rows without one (docs/verification.md#bundles).
     let mut runs = RunSet::default();
     let mut seen = HashSet::new();
     let mut accepted = 0;
@@ -99,16 +98,17 @@ pub fn verify(data: &[u8]) {
     let Some(inv) = invocation(data) else { return };
     let mode = data[1];
     for policy in [Policy::default(), small_policy(), chosen_policy(mode)] {
-        let fast = verify_invocation(&inv, &policy);
-        let general = verify_invocation_general(&inv, &policy);
+        let fast = Verifier::new(policy).verify(&inv);
+        let general = Verifier::new(policy).tree_route_only().verify(&inv);
         assert_eq!(fast, general, "fast and general verdicts differ under {policy:?}");
         check_verdict(&inv, &policy, &fast);
     }
     let mut runs = RunSet::default();
     runs.push(inv.clone()).expect("one row cannot repeat an id");
     let run = &runs.into_runs()[0];
-    let report = verify_run(run, &Policy::default());
-    assert_eq!(report.invocations, [verify_invocation(&inv, &Policy::default())], "verify_run differs");
+    let verifier = Verifier::default();
+    let report = verifier.verify_run(run);
+    assert_eq!(report.invocations, [verifier.verify(&inv)], "verify_run differs");
 }
 
 /// Decodes the input layout described in the module docs; `None` when it is too short.
@@ -263,7 +263,7 @@ fn check_verdict(inv: &Invocation, policy: &Policy, v: &Verdict) {
     }
 }
 
-/// The near-miss fields of §3.7: `score` only on a fuzzy match and at least the threshold;
+/// The near-miss fields of docs/verification.md#near-misses: `score` only on a fuzzy match and at least the threshold;
 /// `nearest` only on `text_not_found`, its score in (0, 1] and its text non-empty; and
 /// `elsewhere` only on `path_not_found` / `text_not_found`, naming a leaf that, used as the
 /// ref's path, verifies the ref (on a rung up to the policy's, fuzzy aside).
@@ -285,7 +285,7 @@ fn check_near_miss(inv: &Invocation, policy: &Policy, r: &RefReport) {
     // The path a report prints may be longer than the policy's path limit.
     let limits = Limits { max_path_chars: usize::MAX, ..policy.limits };
     let exact = Policy { max_rung: policy.max_rung.min(Rung::Elided), limits, ..*policy };
-    let verdict = verify_invocation(&again, &exact);
+    let verdict = Verifier::new(exact).verify(&again);
     assert_eq!(
         verdict.refs[0].outcome,
         RefOutcome::Verified,
@@ -309,7 +309,7 @@ pub fn resolve_path(data: &[u8]) {
         assert!(Json::parse(&node.value).is_ok(), "{node:?} is not JSON");
         match resolve(&node.path, &doc) {
             Ok(again) => assert_eq!(again, std::slice::from_ref(node), "{node:?} does not resolve to itself"),
-            Err(ResolveError::TooDeep { .. }) if doc.depth() > Limits::QUERY_DEPTH_CEILING => {}
+            Err(e) if e.kind() == ErrorKind::TooDeep && doc.depth() > Limits::QUERY_DEPTH_CEILING => {}
             Err(e) => panic!("the normalized path of {node:?} does not resolve: {e}"),
         }
     }

@@ -81,7 +81,7 @@ pub fn load_runs(paths: &[PathBuf]) -> Result<Loaded, Failure> {
 /// A report of the bundles the PATH arguments name, with how many files it came from.
 #[derive(Debug)]
 pub struct Verified {
-    /// The report: the same as [`verify_runs`](groundcheck_core::verify_runs) of every
+    /// The report: the same as [`Verifier::verify_runs`](groundcheck_core::Verifier::verify_runs) of every
     /// bundle's invocations merged into runs by a [`RunSet`](groundcheck_core::RunSet).
     pub report: Report,
     /// How many bundle files were read.
@@ -97,7 +97,7 @@ pub struct Verified {
 /// looked up with `template` just before) before the thread reads another, and each raw
 /// output is dropped once verified. So memory holds one file and its bundle per thread plus the verdicts, never
 /// every raw output of the folder (they are most of its bytes; holding them all made peak
-/// RSS 23x the largest file). Files are merged in order, so the runs, the verdicts and the
+/// RSS many times the largest file). Files are merged in order, so the runs, the verdicts and the
 /// first problem reported (a bad file, an `id` repeated in a run) are the same with any
 /// number of threads.
 pub fn verify_files(
@@ -106,7 +106,7 @@ pub fn verify_files(
     template: Option<&Template>,
 ) -> Result<Verified, Failure> {
     let Inputs { files, notes } = inputs(paths)?;
-    let verifier = Verifier::new(policy);
+    let verifier = Verifier::new(*policy);
     let verify_file = |file: &PathBuf| -> Result<Vec<Checked>, Failure> {
         let bundle = read_bundle(file)?;
         Ok(bundle
@@ -147,7 +147,7 @@ struct Checked {
 
 /// An `id` repeated in a run, said at the place of the second: the same line whether the
 /// runs are kept ([`load_runs`]) or only their verdicts ([`verify_files`]).
-fn repeated_id(file: &Path, index: usize, e: &groundcheck_core::DuplicateId) -> Failure {
+fn repeated_id(file: &Path, index: usize, e: &groundcheck_core::Error) -> Failure {
     Failure::input(format!("{}: $.invocations[{index}].id: {e}", display(file)))
 }
 

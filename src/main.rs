@@ -17,12 +17,10 @@ use clap::{CommandFactory, FromArgMatches};
 use crate::args::{Cli, Command};
 
 /// mimalloc, not the system allocator: verification allocates and frees millions of small
-/// tree nodes and strings. `verify` of a 5,000-invocation generated corpus on one thread took
-/// 1.67× less CPU time with it (`perf stat` task-clock, 5 runs: 293 ms against 488 ms), for
-/// a higher peak RSS (90 MB against 56 MB). Its version 2, not 3: on `benches/floor.sh`'s
-/// corpus v3 kept 63 MiB committed for a 16.6 MB heap peak and returned and faulted it back
-/// (a third of the samples zeroing fresh pages), 72.6 MB peak RSS against v2's 41.8 MB. See
-/// benches/README.md.
+/// tree nodes and strings, and mimalloc spends clearly less CPU time on them for a somewhat
+/// higher peak RSS. Its version 2, not 3: version 3 kept far more memory committed than the
+/// heap's peak and faulted it back in. The measurements are in benches/README.md
+/// ("The allocator").
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use groundcheck_store::RunKey;

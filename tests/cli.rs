@@ -101,7 +101,7 @@ fn policy_flags_change_verdicts() {
     assert_eq!(status(&["--require", "any", "--match", "exact"]), "unsupported/not_verified");
 }
 
-/// Issue #6 item 1: every §6 limit is settable on the command line, and each one bites where
+/// Issue #6 item 1: every docs/verification.md#limits limit is settable on the command line, and each one bites where
 /// the spec says. One bundle, one invocation per limit, each just over its lowered limit.
 #[test]
 fn limit_flags_change_verdicts_where_each_limit_bites() {
@@ -645,57 +645,6 @@ fn help_examples_run_as_shown() {
             assert!(!out.stdout.is_empty(), "{line}");
         }
     }
-}
-
-/// Issue #11 item 2: the binary's modules import each other without loops (`failure` used to
-/// import `load` for `display`, and `load` imports `failure`). A module is a file or folder
-/// directly under `src/`; an import is a `crate::NAME` path in its code.
-#[test]
-fn the_binarys_modules_import_each_other_without_loops() {
-    let mut edges: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> =
-        Default::default();
-    let mut stack = vec![repo("src")];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-                continue;
-            }
-            let relative = path.strip_prefix(repo("src")).unwrap();
-            let module = relative.components().next().unwrap().as_os_str().to_string_lossy();
-            let module = module.trim_end_matches(".rs").to_string();
-            let code = std::fs::read_to_string(&path).unwrap();
-            for (at, _) in code.match_indices("crate::") {
-                let rest = &code[at + "crate::".len()..];
-                let names: Vec<&str> = match rest.strip_prefix('{') {
-                    Some(list) => list[..list.find('}').unwrap_or(0)]
-                        .split(',')
-                        .map(|item| item.trim().split("::").next().unwrap_or(""))
-                        .collect(),
-                    None => {
-                        vec![rest.split(|c: char| !(c.is_alphanumeric() || c == '_')).next().unwrap_or("")]
-                    }
-                };
-                for name in names.into_iter().filter(|n| !n.is_empty() && *n != module) {
-                    edges.entry(module.clone()).or_default().insert(name.to_string());
-                }
-            }
-        }
-    }
-    // Depth-first search for a way back to the start.
-    for start in edges.keys() {
-        let mut todo: Vec<Vec<&str>> = vec![vec![start.as_str()]];
-        while let Some(way) = todo.pop() {
-            for next in edges.get(*way.last().unwrap()).into_iter().flatten() {
-                assert_ne!(next, start, "import loop: {} → {next}", way.join(" → "));
-                if !way.contains(&next.as_str()) {
-                    todo.push(way.iter().copied().chain([next.as_str()]).collect());
-                }
-            }
-        }
-    }
-    assert!(edges["cmd"].contains("load") && edges["load"].contains("failure"), "{edges:?}");
 }
 
 /// Regression: a 10,000-deep output is an ordinary input (docs/verification.md#limits). `verify` gives its refs

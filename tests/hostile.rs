@@ -356,7 +356,7 @@ fn the_thousandth_ref_is_read_and_the_next_is_not_even_in_a_failed_call() {
 }
 
 /// docs/verification.md#limits: a 1 MiB quote (over 65,536 characters) is `limit_exceeded` before step 1. Kept
-/// out of fixtures/hostile because the report echoes the text in full (§4): its snapshot
+/// out of fixtures/hostile because the report echoes the text in full (docs/verification.md#the-report): its snapshot
 /// would be over a megabyte.
 #[test]
 fn a_one_mebibyte_quote_is_limit_exceeded() {

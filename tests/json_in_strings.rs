@@ -4,8 +4,8 @@
 //! every verification route.
 
 use groundcheck_core::{
-    resolve, verify_invocation, verify_invocation_general, Invocation, Json, Limits, Policy, RawOutput,
-    RefOutcome, RefReport, Rung, Verdict, Warning,
+    resolve, Invocation, Json, Limits, Policy, RawOutput, RefOutcome, RefReport, Rung, Verdict, Verifier,
+    Warning,
 };
 use serde_json::json;
 
@@ -24,11 +24,13 @@ pub(crate) fn verify_all(raw: &str, refs: &[(&str, &str)], policy: &Policy) -> V
         raw_output: Some(RawOutput::Text(raw.to_string())),
         ..Invocation::default()
     };
-    let fast = verify_invocation(&inv, policy);
-    assert_eq!(fast, verify_invocation_general(&inv, policy), "the routes disagree on {raw}");
+    let fast = Verifier::new(*policy).verify(&inv);
+    let general = Verifier::new(*policy).tree_route_only().verify(&inv);
+    assert_eq!(fast, general, "the routes disagree on {raw}");
     if let Ok(doc) = Json::parse(raw) {
         let as_json = Invocation { raw_output: Some(RawOutput::Json(doc)), ..inv };
-        assert_eq!(fast, verify_invocation(&as_json, policy), "raw_output and raw_output_text disagree");
+        let as_json = Verifier::new(*policy).verify(&as_json);
+        assert_eq!(fast, as_json, "raw_output and raw_output_text disagree");
     }
     fast
 }
@@ -160,7 +162,7 @@ fn warnings_keep_their_order() {
         raw_output: Some(RawOutput::Text(MCP.into())),
         ..Invocation::default()
     };
-    let verdict = verify_invocation(&inv, &Policy::default());
+    let verdict = Verifier::default().verify(&inv);
     assert_eq!(
         verdict.warnings,
         [Warning::InvalidUtf8, Warning::MarkerWithRefs, Warning::DescendedIntoString]

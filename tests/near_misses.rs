@@ -4,7 +4,7 @@
 //! raw output given as parsed JSON, which must agree.
 
 use groundcheck_core::{
-    verify_invocation, Invocation, Json, Limits, Nearest, Policy, RefOutcome, RefReport, Rung, Score,
+    Invocation, Json, Limits, Nearest, Policy, RefOutcome, RefReport, Rung, Score, Verifier,
 };
 use serde_json::json;
 
@@ -254,7 +254,7 @@ fn the_fuzzy_rung_never_splits_a_number() {
         only_split.nearest.map(|n| (n.score.to_string(), n.text)),
         Some(("1.000".into(), "p99 0.95".into()))
     );
-    // The substring is the one §3.7 chooses, not any that reaches the score: in
+    // The substring is the one docs/verification.md#near-misses chooses, not any that reaches the score: in
     // "p99 0.96 s", "p99 0.9" (ending first, one edit) is chosen over "p99 0.96" (also one
     // edit), and it splits 0.96.
     let chosen = one_with(doc, "$.c", "p99 0.95", &fuzzy(800));
@@ -277,7 +277,7 @@ fn in_preview_and_elsewhere_never_use_the_fuzzy_rung() {
         is_truncated: Some(true),
         ..Invocation::default()
     };
-    let r = &verify_invocation(&inv, &fuzzy(500)).refs[0];
+    let r = &Verifier::new(fuzzy(500)).verify(&inv).refs[0];
     assert_eq!((r.outcome, r.in_preview), (RefOutcome::RawOutputUnavailable, Some(false)));
 }
 

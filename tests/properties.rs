@@ -10,8 +10,8 @@ use std::fmt::Write as _;
 use std::sync::OnceLock;
 
 use groundcheck_core::{
-    verify_invocation, verify_run, verify_runs, Bundle, Invocation, Json, Limits, Policy, RawOutput, Report,
-    Require, Run, RunReport, Rung, Summary, Verdict,
+    Bundle, Invocation, Json, Limits, Policy, RawOutput, Report, Require, Run, RunReport, Rung, Summary,
+    Verdict, Verifier,
 };
 use proptest::prelude::*;
 use proptest::sample::{select, Index};
@@ -132,7 +132,7 @@ enum Seg {
 }
 
 /// Every node's location with the texts of the leaves below it, as the matcher sees them
-/// (§3.3 step 5: strings decoded, numbers as written, `true`/`false`/`null`). Returns the
+/// (docs/verification.md#the-ladder: strings decoded, numbers as written, `true`/`false`/`null`). Returns the
 /// leaves of `doc`.
 fn walk(doc: &Doc, at: &mut Vec<Seg>, nodes: &mut Vec<(Vec<Seg>, Vec<String>)>) -> Vec<String> {
     let slot = nodes.len();
@@ -341,7 +341,7 @@ fn invocation() -> impl Strategy<Value = Invocation> {
                 3 | 4 => inv.raw_output = Some(RawOutput::Text(text)),
                 5 => inv.raw_output = Some(RawOutput::Text(format!("plain text: {text} {{"))),
                 6 => {
-                    // A preview that is provably complete stands in for the output (§3.2).
+                    // A preview that is provably complete stands in for the output (docs/verification.md#the-raw-document).
                     inv.output_length = Some(text.chars().count() as i64);
                     inv.is_truncated = Some(false);
                     inv.output_preview = Some(text);
@@ -423,11 +423,11 @@ fn pool(threads: usize) -> &'static rayon::ThreadPool {
     cell.get_or_init(|| rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap())
 }
 
-/// What `verify_run` must return, computed the plain way: one invocation after another,
-/// then sorted by `id` (§4: invocations within a run by `id`).
+/// What `Verifier::verify_run` must return, computed the plain way: one invocation after another,
+/// then sorted by `id` (docs/verification.md#the-report: invocations within a run by `id`).
 fn sequential(run: &Run, policy: &Policy) -> RunReport {
     let mut verdicts: Vec<Verdict> =
-        run.invocations.iter().map(|inv| verify_invocation(inv, policy)).collect();
+        run.invocations.iter().map(|inv| Verifier::new(*policy).verify(inv)).collect();
     verdicts.sort_by_key(|v| v.id);
     RunReport {
         run_id: run.run_id.clone(),
@@ -440,20 +440,21 @@ fn sequential(run: &Run, policy: &Policy) -> RunReport {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
 
-    /// docs/verification.md#classification (last rule) and §1 (snapshots are byte-for-byte deterministic): a run
+    /// docs/verification.md#classification (last rule) and docs/verification.md (snapshots are byte-for-byte deterministic): a run
     /// verified in parallel equals the sequential result, byte for byte. Generated runs mix
     /// documents with numbers as written, Chinese and typographic text, refs whose paths come
     /// from the document (three spellings, descendant and filter queries) or are junk, quotes
     /// cut, shouted, elided or invented, broken claims and every raw-output source, under five
     /// policies including tiny limits. `verify_run` and `verify_runs` in a 1-thread and a
-    /// 4-thread rayon pool, and a plain `verify_invocation` loop sorted by id, must all agree,
+    /// 4-thread rayon pool, and a plain `verify` loop sorted by id, must all agree,
     /// as values and as serialized JSON.
     #[test]
     fn parallel_verification_equals_sequential(runs in runs(), policy in policy()) {
+        let verifier = Verifier::new(policy);
         for run in &runs {
             let expected = sequential(run, &policy);
-            let one = pool(1).install(|| verify_run(run, &policy));
-            let four = pool(4).install(|| verify_run(run, &policy));
+            let one = pool(1).install(|| verifier.verify_run(run));
+            let four = pool(4).install(|| verifier.verify_run(run));
             prop_assert_eq!(&one, &expected);
             prop_assert_eq!(&four, &expected);
             let bytes = serde_json::to_vec(&expected).unwrap();
@@ -461,8 +462,8 @@ proptest! {
             prop_assert_eq!(serde_json::to_vec(&four).unwrap(), bytes);
         }
         let expected = Report::new(runs.iter().map(|run| sequential(run, &policy)).collect());
-        let one = pool(1).install(|| verify_runs(&runs, &policy));
-        let four = pool(4).install(|| verify_runs(&runs, &policy));
+        let one = pool(1).install(|| verifier.verify_runs(&runs));
+        let four = pool(4).install(|| verifier.verify_runs(&runs));
         prop_assert_eq!(&one, &expected);
         prop_assert_eq!(&four, &expected);
         let bytes = serde_json::to_vec(&expected).unwrap();
@@ -484,7 +485,7 @@ fn generated_runs_reach_every_outcome_reason_and_source() {
     for _ in 0..200 {
         let runs = runs().new_tree(&mut runner).unwrap().current();
         let policy = policy().new_tree(&mut runner).unwrap().current();
-        for verdict in verify_runs(&runs, &policy).runs.into_iter().flat_map(|r| r.invocations) {
+        for verdict in Verifier::new(policy).verify_runs(&runs).runs.into_iter().flat_map(|r| r.invocations) {
             let v = serde_json::to_value(&verdict).unwrap();
             seen.insert(format!("reason {}", v["reason"].as_str().unwrap()));
             seen.insert(format!("source {}", v["source"].as_str().unwrap()));

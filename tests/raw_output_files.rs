@@ -3,8 +3,7 @@
 //! the reading are `groundcheck-files`' (`crates/groundcheck-files/`), tested through the real program below.
 
 use groundcheck_core::{
-    verify_invocation, verify_invocation_general, Invocation, Json, Policy, RawOutput, RawOutputFile,
-    RefOutcome, Source, Verdict, Warning,
+    Invocation, Json, Policy, RawOutput, RawOutputFile, RefOutcome, Source, Verdict, Verifier, Warning,
 };
 
 const DETAILS: &str =
@@ -22,8 +21,9 @@ fn row(file: Option<RawOutputFile>) -> Invocation {
 }
 
 fn verify(inv: &Invocation) -> Verdict {
-    let verdict = verify_invocation(inv, &Policy::default());
-    assert_eq!(verdict, verify_invocation_general(inv, &Policy::default()), "the routes disagree");
+    let verdict = Verifier::default().verify(inv);
+    let general = Verifier::new(Policy::default()).tree_route_only().verify(inv);
+    assert_eq!(verdict, general, "the routes disagree");
     verdict
 }
 

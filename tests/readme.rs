@@ -345,11 +345,12 @@ fn wrong_examples_are_caught_and_skips_are_explicit() {
 /// The README's `rust` blocks, verbatim, compiled here.
 mod rust_examples {
     pub fn in_process() -> Result<(), Box<dyn std::error::Error>> {
-        use groundcheck_core::{verify_invocation, Bundle, Policy};
+        use groundcheck_core::{Bundle, Policy, Verifier};
 
+        let verifier = Verifier::new(Policy::default()); // Send + Sync: build once, share
         let bundle = Bundle::parse(&std::fs::read_to_string("fixtures/01_order_svc_5xx_spike.json")?)?;
         for invocation in &bundle.invocations {
-            let verdict = verify_invocation(invocation, &Policy::default()); // never panics
+            let verdict = verifier.verify(invocation); // never panics
             println!("{} {}: {} ({})", verdict.id, verdict.tool_name, verdict.status, verdict.reason);
         }
         Ok(())

@@ -4,9 +4,8 @@
 //! Every test builds a row with the helpers below, so that it reads like the rule it checks.
 
 use groundcheck_core::{
-    resolve, verify_invocation, verify_run, verify_runs, DuplicateId, Invocation, Json, Limits, Policy,
-    RawOutput, Reason, RefOutcome, RefReport, Report, Require, ResolveError, Run, RunReport, RunSet, Rung,
-    Source, Status, Summary, Verdict, Warning,
+    resolve, ErrorKind, Invocation, Json, Limits, Policy, RawOutput, Reason, RefOutcome, RefReport, Report,
+    Require, Run, RunReport, RunSet, Rung, Source, Status, Summary, Verdict, Verifier, Warning,
 };
 use serde_json::{json, Value};
 
@@ -48,11 +47,11 @@ fn as_string_details(text: &str) -> String {
 }
 
 fn verify(invocation: &Invocation) -> Verdict {
-    verify_invocation(invocation, &Policy::default())
+    Verifier::default().verify(invocation)
 }
 
 fn verify_with(invocation: &Invocation, policy: Policy) -> Verdict {
-    verify_invocation(invocation, &policy)
+    Verifier::new(policy).verify(invocation)
 }
 
 /// The report of a single ref `(raw_path, text)` against `raw` under the default policy.
@@ -105,7 +104,7 @@ const LOGS: &str = r#"{"logs":[{"ts":"2026-11-30T10:00:00Z","message":"dial tcp 
                                {"ts":"2026-11-30T10:00:05Z","message":"retry 3/5 failed"}]}"#;
 
 // ---------------------------------------------------------------------------------------------
-// §3.4 rows 1-9, and §3.1 reading the claim
+// docs/verification.md#classification rows 1-9, and docs/verification.md#the-claim reading the claim
 // ---------------------------------------------------------------------------------------------
 
 fn assert_malformed(verdict: &Verdict, claimed: Option<&str>) {
@@ -353,7 +352,7 @@ fn success_null_counts_as_success() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §3.3 the outcome of one real ref, in the order of its steps
+// docs/verification.md#checking-a-ref the outcome of one real ref, in the order of its steps
 // ---------------------------------------------------------------------------------------------
 
 #[test]
@@ -442,7 +441,7 @@ fn step5_filters_select_nodes() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §3.3 step 5: the ladder
+// docs/verification.md#the-ladder: the ladder
 // ---------------------------------------------------------------------------------------------
 
 #[test]
@@ -586,7 +585,7 @@ fn match_normalized_makes_elided_hits_text_not_found() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §3.3 step 5: what leaves are, and §3.5 order
+// docs/verification.md#the-ladder: what leaves are, and docs/verification.md#order order
 // ---------------------------------------------------------------------------------------------
 
 #[test]
@@ -708,7 +707,7 @@ fn members_keep_document_order_and_duplicates_keep_last_value_at_first_position(
 }
 
 // ---------------------------------------------------------------------------------------------
-// §3.2 the raw document
+// docs/verification.md#the-raw-document the raw document
 // ---------------------------------------------------------------------------------------------
 
 #[test]
@@ -1028,7 +1027,7 @@ fn claim_agrees_true_false_or_null() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §6 limits
+// docs/verification.md#limits limits
 // ---------------------------------------------------------------------------------------------
 
 fn nested(depth: usize, inner: &str) -> String {
@@ -1114,7 +1113,7 @@ fn limit_depth_512_with_descendant_queries_needs_no_big_stack() {
         session_id: None,
         invocations: vec![inv(&details, Some(&doc)); 4],
     };
-    let report = verify_run(&run, &Policy::default());
+    let report = Verifier::default().verify_run(&run);
     assert!(report.invocations.iter().all(|v| v.reason == Reason::PartiallyVerified));
 }
 
@@ -1145,7 +1144,9 @@ fn resolve_on_a_ten_thousand_deep_document_refuses_jsonpath_and_runs_pointers() 
         .unwrap()
         .join()
         .expect("resolve must not overflow the stack");
-    assert_eq!(jsonpath, Err(ResolveError::TooDeep { depth: 10_000 }));
+    let err = jsonpath.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::TooDeep);
+    assert!(err.message().starts_with("the document is nested 10000 deep"), "{err}");
     let pointer = pointer.unwrap();
     assert_eq!(pointer.len(), 1);
     assert_eq!(pointer[0].value, "1");
@@ -1288,7 +1289,7 @@ fn limit_refs_default_is_1000() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §4 report shape
+// docs/verification.md#the-report report shape
 // ---------------------------------------------------------------------------------------------
 
 /// The invocation of the bundle example in docs/verification.md#bundles.
@@ -1330,7 +1331,7 @@ fn report_of_the_spec_example_byte_for_byte() {
         session_id: Some("sess-01".into()),
         invocations: vec![spec_example()],
     };
-    let report = verify_runs(&[run], &Policy::default());
+    let report = Verifier::default().verify_runs(&[run]);
     let expected: Value = serde_json::from_str(
         r#"{"schema": "groundcheck.report/v1",
  "runs": [
@@ -1453,7 +1454,7 @@ fn report_refs_empty_with_malformed_details() {
     assert_eq!(json["source"], json!("raw_output"));
 }
 
-/// A run mixing every row of §3.4 (and then some), `n` invocations long.
+/// A run mixing every row of docs/verification.md#classification (and then some), `n` invocations long.
 fn generated_run(run_id: &str, n: i64) -> Run {
     let mut invocations = Vec::new();
     for k in 0..n {
@@ -1492,7 +1493,7 @@ fn generated_run(run_id: &str, n: i64) -> Run {
 
 #[test]
 fn report_summary_counts_add_up() {
-    let report = verify_run(&generated_run("r", 60), &Policy::default());
+    let report = Verifier::default().verify_run(&generated_run("r", 60));
     let s = report.summary;
     assert_eq!(s.invocations, 60);
     assert_eq!(s.invocations, report.invocations.len());
@@ -1518,7 +1519,7 @@ fn verify_run_sorts_invocations_by_id() {
     let mk = |id| Invocation { id, ..inv_without_details(None) };
     let run =
         Run { run_id: Some("r".into()), session_id: None, invocations: vec![mk(30), mk(-2), mk(7), mk(1)] };
-    let report = verify_run(&run, &Policy::default());
+    let report = Verifier::default().verify_run(&run);
     let ids: Vec<i64> = report.invocations.iter().map(|v| v.id).collect();
     assert_eq!(ids, [-2, 1, 7, 30]);
     assert_eq!((report.run_id.as_deref(), report.session_id.as_deref()), (Some("r"), None));
@@ -1546,7 +1547,8 @@ fn run_set_groups_by_run_then_session_in_order_of_first_appearance() {
         set.push(i).expect("no duplicate yet");
     }
     // A repeated id within one run is refused.
-    assert_eq!(set.push(mk(2, Some("a"), Some("s7"))), Err(DuplicateId { id: 2, run: Some("a".into()) }));
+    let err = set.push(mk(2, Some("a"), Some("s7"))).unwrap_err();
+    assert_eq!((err.kind(), err.to_string()), (ErrorKind::DuplicateId, "id 2 appears twice in run a".into()));
     assert!(set.push(mk(4, None, Some("s1"))).is_err());
     let runs = set.into_runs();
     let shape: Vec<(Option<&str>, Option<&str>, Vec<i64>)> = runs
@@ -1564,7 +1566,7 @@ fn run_set_groups_by_run_then_session_in_order_of_first_appearance() {
         ]
     );
     // The report keeps that order, with run_id null for the session groups.
-    let report = verify_runs(&runs, &Policy::default());
+    let report = Verifier::default().verify_runs(&runs);
     let json = serde_json::to_value(&report).unwrap();
     let heads: Vec<(Value, Value)> = json["runs"]
         .as_array()
@@ -1586,7 +1588,7 @@ fn run_set_groups_by_run_then_session_in_order_of_first_appearance() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §3.4 determinism: parallel equals sequential, byte for byte
+// docs/verification.md#classification determinism: parallel equals sequential, byte for byte
 // ---------------------------------------------------------------------------------------------
 
 /// The report built one invocation at a time, with no parallelism at all.
@@ -1595,7 +1597,7 @@ fn sequential_report(runs: &[Run], policy: &Policy) -> Report {
         runs.iter()
             .map(|run| {
                 let mut verdicts: Vec<Verdict> =
-                    run.invocations.iter().map(|i| verify_invocation(i, policy)).collect();
+                    run.invocations.iter().map(|i| Verifier::new(*policy).verify(i)).collect();
                 verdicts.sort_by_key(|v| v.id);
                 RunReport {
                     run_id: run.run_id.clone(),
@@ -1613,11 +1615,13 @@ fn determinism_parallel_equals_sequential_byte_for_byte() {
     let runs = vec![generated_run("run-a", 200), generated_run("run-b", 37)];
     let policy = Policy::default();
     let expected = serde_json::to_string(&sequential_report(&runs, &policy)).unwrap();
-    assert_eq!(serde_json::to_string(&verify_runs(&runs, &policy)).unwrap(), expected);
+    assert_eq!(serde_json::to_string(&Verifier::new(policy).verify_runs(&runs)).unwrap(), expected);
     // Many callers at once (the Verifier stage calls the library from several threads).
     let got: Vec<String> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..4)
-            .map(|_| scope.spawn(|| serde_json::to_string(&verify_runs(&runs, &policy)).unwrap()))
+            .map(|_| {
+                scope.spawn(|| serde_json::to_string(&Verifier::new(policy).verify_runs(&runs)).unwrap())
+            })
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
@@ -1625,7 +1629,7 @@ fn determinism_parallel_equals_sequential_byte_for_byte() {
         assert_eq!(g, expected);
     }
     // Every row got a verdict.
-    let report = verify_runs(&runs, &policy);
+    let report = Verifier::new(policy).verify_runs(&runs);
     assert_eq!(report.runs[0].invocations.len(), 200);
     assert_eq!(report.runs[1].invocations.len(), 37);
 }
@@ -1636,7 +1640,7 @@ fn determinism_one_thread_equals_four_threads() {
     let policy = Policy::default();
     let in_pool = |threads: usize| {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-        pool.install(|| serde_json::to_string(&verify_runs(&runs, &policy)).unwrap())
+        pool.install(|| serde_json::to_string(&Verifier::new(policy).verify_runs(&runs)).unwrap())
     };
     assert_eq!(in_pool(1), in_pool(4));
 }

@@ -32,3 +32,4 @@ mod schema;
 mod secrets;
 mod snapshots;
 mod store;
+mod tidy;

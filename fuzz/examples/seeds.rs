@@ -13,7 +13,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use groundcheck_core::{verify_invocation, Bundle, Invocation, Policy, RawOutput};
+use groundcheck_core::{Bundle, Invocation, Policy, RawOutput, Verifier};
 
 #[path = "../adversarial.rs"]
 mod adversarial;
@@ -64,7 +64,7 @@ fn main() {
                 }
             }
             let doc = raw.map(|(text, _)| text).or_else(|| inv.output_preview.clone()).unwrap_or_default();
-            for r in verify_invocation(inv, &Policy::default()).refs {
+            for r in Verifier::new(Policy::default()).verify(inv).refs {
                 if let Some(path) = r.raw_path {
                     out.write("resolve", format!("{path}\0{doc}").as_bytes());
                 }

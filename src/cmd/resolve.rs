@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use groundcheck_core::{resolve as resolve_path, Json, ResolveError};
+use groundcheck_core::{resolve as resolve_path, ErrorKind, Json};
 
 use crate::failure::{display, Failure};
 use crate::load;
@@ -10,9 +10,9 @@ use crate::load;
 pub fn resolve(path: &str, file: &Path, out: &mut Vec<u8>) -> Result<u8, Failure> {
     let text = load::read_text(file)?;
     let doc = Json::parse(&text).map_err(|e| Failure::input(format!("{}: {e}", display(file))))?;
-    let nodes = resolve_path(path, &doc).map_err(|e| match e {
-        ResolveError::Path(e) => Failure::input(format!("--path {path:?}: {e}")),
-        too_deep => Failure::input(format!("{}: {too_deep}", display(file))),
+    let nodes = resolve_path(path, &doc).map_err(|e| match e.kind() {
+        ErrorKind::Path | ErrorKind::PathLimit => Failure::input(format!("--path {path:?}: {e}")),
+        _ => Failure::input(format!("{}: {e}", display(file))),
     })?;
     let mut text = String::from("[");
     for (i, node) in nodes.iter().enumerate() {

@@ -1,6 +1,6 @@
 //! `groundcheck run`: verify runs read from the database, optionally storing the verdicts.
 
-use groundcheck_core::{verify_runs, Policy, Run};
+use groundcheck_core::{Policy, Run, Verifier};
 use groundcheck_store::{into_run, RunKey, Store, Window};
 
 use crate::args::{FailOn, Format};
@@ -46,7 +46,7 @@ pub async fn run(args: RunArgs<'_>, out: &mut Output) -> Result<u8, Failure> {
         None => Lookups::default(),
     };
     out.notes.extend(args.raw_outputs.as_ref().and_then(|t| lookups.counts.line(Some(t.as_str()))));
-    let report = verify_runs(&runs, &args.policy);
+    let report = Verifier::new(args.policy).verify_runs(&runs);
     if args.write {
         let verdicts: Vec<_> = report
             .runs

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use groundcheck_core::{verify_runs, Policy};
+use groundcheck_core::{Policy, Verifier};
 
 use crate::args::{FailOn, Format};
 use crate::cmd::deliver;
@@ -37,7 +37,7 @@ pub fn verify(args: VerifyArgs<'_>, out: &mut Output) -> Result<u8, Failure> {
             }
             None => Lookups::default(),
         };
-        (verify_runs(&loaded.runs, &args.policy), loaded.runs, loaded.files, loaded.notes, lookups)
+        (Verifier::new(args.policy).verify_runs(&loaded.runs), loaded.runs, loaded.files, loaded.notes, lookups)
     } else {
         let verified = load::verify_files(args.paths, &args.policy, args.raw_outputs.as_ref())?;
         (verified.report, Vec::new(), verified.files, verified.notes, verified.lookups)

@@ -5,8 +5,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use groundcheck_core::{
-    EvidencePath, Nearest, RefOutcome, RefReport, Report, RunReport, Rung, Score, Status, Summary, Verdict,
-    Warning,
+    Nearest, RefOutcome, RefReport, Report, RunReport, Rung, Score, Status, Summary, Verdict, Warning,
 };
 
 use super::explain;
@@ -162,7 +161,7 @@ fn write_ref(r: &RefReport, paint: Paint, out: &mut dyn Write) -> io::Result<()>
     for line in diagnosis(r, paint) {
         writeln!(out, "{under}{line}")?;
     }
-    if let Some(problem) = r.raw_path.as_deref().and_then(|p| path_problem(r.outcome, p)) {
+    if let Some(problem) = path_problem(r) {
         writeln!(out, "{under}{problem}")?;
     }
     Ok(())
@@ -206,18 +205,9 @@ fn quoted(text: &str, paint: Paint) -> String {
 }
 
 /// Why a ref's path was refused, as `groundcheck resolve` says it, with the character
-/// counted in the path as given (verification trims it first).
-pub(super) fn path_problem(outcome: RefOutcome, raw_path: &str) -> Option<String> {
-    if !matches!(outcome, RefOutcome::InvalidPath | RefOutcome::LimitExceeded) {
-        return None;
-    }
-    let err = EvidencePath::parse(raw_path.trim()).err()?;
-    // A limit_exceeded ref may have hit another limit; only a path refused as a limit says so.
-    if err.limit != (outcome == RefOutcome::LimitExceeded) {
-        return None;
-    }
-    let trimmed_before = raw_path.chars().count() - raw_path.trim_start().chars().count();
-    Some(format!("invalid path at character {}: {}", err.position + trimmed_before, err.message))
+/// counted in the path as given: the error verification put on the ref.
+pub(super) fn path_problem(r: &RefReport) -> Option<String> {
+    r.path_error.as_ref().map(ToString::to_string)
 }
 
 /// A warning's name and what it means.

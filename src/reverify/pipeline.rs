@@ -11,7 +11,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use groundcheck_core::{verify_runs, Policy, Run, RunReport};
+use groundcheck_core::{Policy, Run, RunReport, Verifier};
 use groundcheck_store::{
     into_run, Checkpoint, JobProgress, RunKey, Scope, Store, StoredRow, Window, MAX_KEYS,
 };
@@ -264,6 +264,8 @@ fn spawn_verifier(
         .thread_name(|i| format!("groundcheck-verify-{i}"))
         .build()
         .map_err(|e| Failure::input(format!("--jobs: cannot start the verification threads: {e}")))?;
+    // One verifier for the whole job: its compiled paths serve every batch.
+    let verifier = Verifier::new(policy);
     Ok(std::thread::spawn(move || {
         while let Some(batch) = rx.blocking_recv() {
             let batch = batch?;
@@ -274,11 +276,11 @@ fn spawn_verifier(
                 // Files are read here, in parallel, one batch at a time: memory stays bounded.
                 let lookups = match &raw_outputs {
                     Some(template) => {
-                        groundcheck_files::attach(template, &mut runs, policy.limits.max_output_bytes).counts
+                        groundcheck_files::attach(template, &mut runs, verifier.policy().limits.max_output_bytes).counts
                     }
                     None => LookupCounts::default(),
                 };
-                (layers, lookups, verify_runs(&runs, &policy))
+                (layers, lookups, verifier.verify_runs(&runs))
             });
             let (layers, lookups, report) = report;
             let verified =

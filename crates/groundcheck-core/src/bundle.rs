@@ -1,26 +1,11 @@
-//! Bundle files (§2): JSON files holding invocations, for `verify`, fixtures and snapshots.
+//! Bundle files (docs/verification.md#bundles): JSON files holding invocations, for `verify`, fixtures and snapshots.
 //!
 //! Parsing is strict so that a typo never silently hides evidence: unknown keys, wrong column
 //! types and both raw-output keys at once are file errors, each pointing at its place.
 
+use crate::error::{Error, ErrorKind};
 use crate::invocation::{Invocation, RawOutput};
-use crate::json::{drop_flat, write_json_string, Json, Node};
-
-/// Why a bundle file was rejected: where, and what is wrong there.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{place}: {problem}")]
-pub struct BundleError {
-    /// `line L, column C` for JSON syntax, else the JSON location, e.g. `$.invocations[2].id`.
-    pub place: String,
-    /// What is wrong there.
-    pub problem: String,
-}
-
-impl BundleError {
-    fn new(place: impl Into<String>, problem: impl Into<String>) -> BundleError {
-        BundleError { place: place.into(), problem: problem.into() }
-    }
-}
+use crate::json::{drop_flat, parse_with_depth_limit, write_json_string, Json, Node};
 
 /// A parsed bundle: top-level defaults already applied to every invocation.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -33,44 +18,17 @@ pub struct Bundle {
     pub invocations: Vec<Invocation>,
 }
 
-/// The invocation keys a bundle accepts: every `tool_invocation` column and the raw output.
-pub const INVOCATION_KEYS: [&str; 21] = [
-    "id",
-    "session_id",
-    "run_id",
-    "step_id",
-    "tool_name",
-    "input_params",
-    "output_preview",
-    "output_length",
-    "retrieval_layer",
-    "l0_match_count",
-    "l1_match_count",
-    "is_truncated",
-    "relevance_level",
-    "dedup_reason",
-    "retrieval_details",
-    "duration_ms",
-    "success",
-    "error_message",
-    "created_at",
-    "raw_output",
-    "raw_output_text",
-];
-
 impl Bundle {
     /// Parses a bundle file's text.
-    pub fn parse(text: &str) -> Result<Bundle, BundleError> {
-        let doc = Json::parse(text).map_err(|e| {
-            BundleError::new(format!("line {}, column {}", e.line, e.column), e.kind.to_string())
-        })?;
+    pub fn parse(text: &str) -> Result<Bundle, Error> {
+        let doc = parse_with_depth_limit(text, usize::MAX).map_err(|e| e.into_error(ErrorKind::Bundle))?;
         // The tree is taken apart, not copied: raw outputs are most of a bundle's bytes.
         let members = match doc.into_root() {
             Node::Object(members) => Members(members.into_iter()),
             other => {
                 let problem = format!("a bundle must be a JSON object, not {}", what(&other));
                 drop_flat(other);
-                return Err(BundleError::new("$", problem));
+                return Err(Error::bundle("$", problem));
             }
         };
         let mut bundle = Bundle::default();
@@ -90,7 +48,7 @@ impl Bundle {
                     })
                 }
                 other => {
-                    return Err(BundleError::new(
+                    return Err(Error::bundle(
                         format!("$.{other}"),
                         "unknown key (a bundle has only run_id, session_id and invocations)",
                     ))
@@ -100,12 +58,12 @@ impl Bundle {
         let items = match invocations {
             Some(Ok(items)) => items,
             Some(Err(found)) => {
-                return Err(BundleError::new(
+                return Err(Error::bundle(
                     "$.invocations",
                     format!("must be an array of invocations, not {found}"),
                 ))
             }
-            None => return Err(BundleError::new("$.invocations", "required array is missing")),
+            None => return Err(Error::bundle("$.invocations", "required array is missing")),
         };
         bundle.invocations.reserve(items.0.len());
         for (i, item) in items.enumerate() {
@@ -256,13 +214,13 @@ impl Drop for Items {
     }
 }
 
-fn invocation(node: Node, place: &str) -> Result<Invocation, BundleError> {
+fn invocation(node: Node, place: &str) -> Result<Invocation, Error> {
     let members = match node {
         Node::Object(members) => Members(members.into_iter()),
         other => {
             let problem = format!("an invocation must be a JSON object, not {}", what(&other));
             drop_flat(other);
-            return Err(BundleError::new(place, problem));
+            return Err(Error::bundle(place, problem));
         }
     };
     let mut inv = Invocation::default();
@@ -293,7 +251,7 @@ fn invocation(node: Node, place: &str) -> Result<Invocation, BundleError> {
             "raw_output" => inv.raw_output = json(value).map(RawOutput::Json),
             "raw_output_text" => raw_text = string(value, at)?,
             _ => {
-                return Err(BundleError::new(
+                return Err(Error::bundle(
                     at,
                     "unknown key (expected a tool_invocation column, raw_output or raw_output_text)",
                 ))
@@ -302,13 +260,13 @@ fn invocation(node: Node, place: &str) -> Result<Invocation, BundleError> {
     }
     if let Some(text) = raw_text {
         if inv.raw_output.is_some() {
-            return Err(BundleError::new(place, "raw_output and raw_output_text are both given; keep one"));
+            return Err(Error::bundle(place, "raw_output and raw_output_text are both given; keep one"));
         }
         inv.raw_output = Some(RawOutput::Text(text));
     }
-    inv.id = id.ok_or_else(|| BundleError::new(format!("{place}.id"), "required integer is missing"))?;
-    inv.tool_name = tool_name
-        .ok_or_else(|| BundleError::new(format!("{place}.tool_name"), "required string is missing"))?;
+    inv.id = id.ok_or_else(|| Error::bundle(format!("{place}.id"), "required integer is missing"))?;
+    inv.tool_name =
+        tool_name.ok_or_else(|| Error::bundle(format!("{place}.tool_name"), "required string is missing"))?;
     Ok(inv)
 }
 
@@ -325,17 +283,17 @@ fn what(node: &Node) -> &'static str {
 }
 
 /// The error for a value of the wrong type at `at`: what is needed, then what was found.
-fn not(found: Node, at: &str, needed: &str) -> BundleError {
+fn not(found: Node, at: &str, needed: &str) -> Error {
     let problem = format!("{needed}, not {}", what(&found));
     drop_flat(found);
-    BundleError::new(at, problem)
+    Error::bundle(at, problem)
 }
 
 fn json(node: Node) -> Option<Json> {
     (!matches!(node, Node::Null)).then(|| Json::from_node(node))
 }
 
-fn string(node: Node, at: &str) -> Result<Option<String>, BundleError> {
+fn string(node: Node, at: &str) -> Result<Option<String>, Error> {
     match node {
         Node::Null => Ok(None),
         Node::String(s) => Ok(Some(s.into_string())),
@@ -343,7 +301,7 @@ fn string(node: Node, at: &str) -> Result<Option<String>, BundleError> {
     }
 }
 
-fn boolean(node: Node, at: &str) -> Result<Option<bool>, BundleError> {
+fn boolean(node: Node, at: &str) -> Result<Option<bool>, Error> {
     match node {
         Node::Null => Ok(None),
         Node::Bool(b) => Ok(Some(b)),
@@ -352,16 +310,16 @@ fn boolean(node: Node, at: &str) -> Result<Option<bool>, BundleError> {
 }
 
 /// A BIGINT column: an integer, written without fraction or exponent, within i64.
-fn bigint(node: Node, at: &str) -> Result<Option<i64>, BundleError> {
+fn bigint(node: Node, at: &str) -> Result<Option<i64>, Error> {
     integer(node, at, i64::MIN, i64::MAX, "BIGINT (i64)")
 }
 
 /// An INT column: an integer within i32, so every database accepts it.
-fn int(node: Node, at: &str) -> Result<Option<i64>, BundleError> {
+fn int(node: Node, at: &str) -> Result<Option<i64>, Error> {
     integer(node, at, i32::MIN.into(), i32::MAX.into(), "INT (i32)")
 }
 
-fn integer(node: Node, at: &str, min: i64, max: i64, column: &str) -> Result<Option<i64>, BundleError> {
+fn integer(node: Node, at: &str, min: i64, max: i64, column: &str) -> Result<Option<i64>, Error> {
     match node {
         Node::Null => Ok(None),
         Node::Number(text) => text
@@ -369,7 +327,7 @@ fn integer(node: Node, at: &str, min: i64, max: i64, column: &str) -> Result<Opt
             .ok()
             .filter(|n| (min..=max).contains(n))
             .map(Some)
-            .ok_or_else(|| BundleError::new(at, format!("{text} is not an integer within {column}"))),
+            .ok_or_else(|| Error::bundle(at, format!("{text} is not an integer within {column}"))),
         other => Err(not(other, at, &format!("must be an integer within {column} or null"))),
     }
 }

@@ -1,4 +1,4 @@
-//! Reading the agent's claim out of `retrieval_details` (§3.1).
+//! Reading the agent's claim out of `retrieval_details` (docs/verification.md#the-claim).
 
 use crate::json::{Json, Node};
 

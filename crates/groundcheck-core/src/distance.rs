@@ -1,4 +1,4 @@
-//! How close a quote came to a leaf (§3.7): the smallest Levenshtein distance between the
+//! How close a quote came to a leaf (docs/verification.md#near-misses): the smallest Levenshtein distance between the
 //! normalised quote and any substring of the normalised leaf, over Unicode scalar values.
 //!
 //! Myers' bit-parallel algorithm (1999) in the block form Hyyrö describes: the column of
@@ -81,7 +81,7 @@ impl Quote {
         (best, end)
     }
 
-    /// The start of the substring §3.7 reports, given [`Quote::distance`]'s answer: the
+    /// The start of the substring docs/verification.md#near-misses reports, given [`Quote::distance`]'s answer: the
     /// largest start at which `leaf[start..end]` is at distance `distance` from the
     /// quote. The global distance of the reversed quote to the reversed text read backwards
     /// from `end` is, after `k` characters, the distance of the substring of the last `k`:

@@ -1,4 +1,4 @@
-//! `elsewhere` (§3.7): the first leaf of the whole document, in document order, that holds a
+//! `elsewhere` (docs/verification.md#near-misses): the first leaf of the whole document, in document order, that holds a
 //! quote the ref's path missed.
 //!
 //! Every failing ref asks the same document, so each view (as written, expanded) is read

@@ -54,7 +54,7 @@ pub struct Invocation {
     pub tool_name: String,
     /// Tool input parameters.
     pub input_params: Option<Json>,
-    /// Summary or prefix of the output; display only unless provably complete (§3.2).
+    /// Summary or prefix of the output; display only unless provably complete (docs/verification.md#the-raw-document).
     pub output_preview: Option<String>,
     /// Length of the full output in characters (scalar values or UTF-16 units).
     pub output_length: Option<i64>,
@@ -70,7 +70,7 @@ pub struct Invocation {
     pub relevance_level: Option<String>,
     /// Why a row was deduplicated, e.g. `doc_retrieved`.
     pub dedup_reason: Option<String>,
-    /// The agent's claim: evidence status and refs (§3.1).
+    /// The agent's claim: evidence status and refs (docs/verification.md#the-claim).
     pub retrieval_details: Option<Json>,
     /// Tool latency.
     pub duration_ms: Option<i64>,

@@ -3,7 +3,7 @@
 //! serde_json_path hands a pattern to the `regex` crate as it is, wrapped in `^(…)$`, and
 //! compiles it again for every node it tests. So a pattern outside I-Regexp is not refused
 //! (`\d`, `(?i)` work; `x)|(a` escapes the wrapper), and one that cannot compile costs a full,
-//! failed compile per node (16 ms each for `(a{1000}){1000}`). RFC 9535 §2.4.6: such a pattern
+//! failed compile per node (milliseconds each for `(a{1000}){1000}`). RFC 9535 §2.4.6: such a pattern
 //! makes the function's result LogicalFalse. [`neutralize`] finds the string-literal patterns
 //! of a path and replaces each one that is not I-Regexp, or does not compile, by `(`, which
 //! fails at once — the same LogicalFalse, in microseconds. A pattern taken from the document

@@ -1,4 +1,4 @@
-//! The matching ladder `exact` → `normalized` → `elided` (§3.3 step 5), then, for a quote
+//! The matching ladder `exact` → `normalized` → `elided` (docs/verification.md#the-ladder), then, for a quote
 //! none of them finds, the near-miss search of `nearest.rs` (the fuzzy rung and `nearest`).
 //!
 //! Each rung is tried on every selected leaf before the next rung is tried, so an exact hit
@@ -13,11 +13,10 @@ use rayon::prelude::*;
 
 use crate::boundary::Whole;
 use crate::distance::Quote;
-use crate::json::{Step, Tree};
-use crate::leaves::Leaves;
+use crate::json::{join, Step, Tree};
+use crate::leaves::{Leaves, Normal};
 use crate::nearest::{near, Near};
 use crate::normalize::normalize;
-use crate::path::push_steps;
 use crate::policy::{Policy, Rung};
 use crate::report::Nearest;
 use crate::score::Score;
@@ -27,7 +26,7 @@ use crate::score::Score;
 pub(crate) enum Found {
     /// Verified on `rung` at the leaf `path`; `score` for the fuzzy rung.
     Hit { rung: Rung, path: String, score: Option<Score> },
-    /// Not found; the closest selected leaf, when §3.7 names one.
+    /// Not found; the closest selected leaf, when docs/verification.md#near-misses names one.
     Miss { nearest: Option<Nearest> },
 }
 
@@ -68,7 +67,7 @@ impl<'t> Needle<'t> {
     }
 
     /// The normalised quote as bit masks, for `nearest` and the fuzzy rung.
-    pub(crate) fn quote(&self) -> Option<&Quote> {
+    fn quote(&self) -> Option<&Quote> {
         self.quote.get_or_init(|| Quote::new(&self.text)).as_ref()
     }
 
@@ -144,29 +143,23 @@ impl<'t> Needle<'t> {
         let keep = if nested { outermost(selected) } else { (0..selected.len()).collect() };
         let nodes: Vec<&T> = keep.iter().map(|&i| selected[i]).collect();
         let base = |j: usize| base(keep[j]);
-        let max = policy.max_rung;
-        let hit = if nodes.len() >= PARALLEL_NODES {
-            self.find_in_parallel(&nodes, base, max, leaves)?
-        } else {
-            self.find_in_order(&nodes, base, max, leaves)?
-        };
-        if let Some((rung, path)) = hit {
-            return Ok(Found::Hit { rung, path, score: None });
+        let nodes_search =
+            if nodes.len() >= PARALLEL_NODES { NodeSearch::Parallel } else { NodeSearch::InOrder };
+        if let Some((rung, i, steps)) = self.climb(&nodes, policy.max_rung, leaves, nodes_search)? {
+            return Ok(Found::Hit { rung, path: join(base(i), &steps), score: None });
         }
         // `ordinal` numbers a leaf of this very walk, so it is always found.
         let path_of = |ordinal: usize| {
             let (i, steps, _) =
                 first_leaf(&nodes, |_, _, n| n == ordinal).unwrap_or((0, Vec::new(), nodes[0]));
-            let mut path = base(i);
-            push_steps(&mut path, &steps);
-            path
+            join(base(i), &steps)
         };
         let mut texts: Vec<(usize, &str)> = Vec::new();
         first_leaf(&nodes, |_, leaf, ordinal| {
             texts.push((ordinal, leaf));
             false
         });
-        Ok(match near(self, &texts, policy, leaves) {
+        Ok(match near(self.quote(), &texts, policy, leaves) {
             Near::Fuzzy { ordinal, score } => {
                 Found::Hit { rung: Rung::Fuzzy, path: path_of(ordinal), score: Some(score) }
             }
@@ -177,45 +170,95 @@ impl<'t> Needle<'t> {
         })
     }
 
-    /// The exact, normalized and elided rungs on the calling thread.
-    fn find_in_order<T: Tree>(
+    /// The exact, normalized and elided rungs up to `max`, each over every leaf of `selected`
+    /// before the next: the rung, the index of the selected node holding the first leaf it
+    /// holds on, and the steps down to that leaf.
+    ///
+    /// The exact rung stops at a rewritten leaf too: its text as written is unknown, so
+    /// neither a hit after it nor a miss can be trusted. It is the only rung that must check:
+    /// later rungs run only when it visited every leaf without stopping.
+    fn climb<'d, T: Tree>(
         &self,
-        selected: &[&T],
-        base: impl Fn(usize) -> String,
+        selected: &[&'d T],
         max: Rung,
         leaves: &mut Leaves,
-    ) -> Result<Option<(Rung, String)>, T::Rewritten> {
-        let path = |(i, steps): (usize, Vec<Step<'_>>)| {
-            let mut path = base(i);
-            push_steps(&mut path, &steps);
-            path
-        };
-        // The exact rung stops at a rewritten leaf too: its text as written is unknown, so
-        // neither a hit after it nor a miss can be trusted. It is the only rung that must
-        // check: later rungs run only when it visited every leaf without stopping.
-        if let Some((i, steps, leaf)) =
-            first_leaf(selected, |node, leaf, _| node.rewritten().is_some() || self.exact_in(leaf))
-        {
-            if let Some(rewritten) = leaf.rewritten() {
-                return Err(rewritten);
+        nodes: NodeSearch,
+    ) -> Result<Option<RungHit<'d>>, T::Rewritten> {
+        for rung in [Rung::Exact, Rung::Normalized, Rung::Elided] {
+            if rung > max || (rung == Rung::Elided && self.pieces.is_none()) {
+                break;
             }
-            return Ok(Some((Rung::Exact, path((i, steps)))));
-        }
-        if max == Rung::Exact {
-            return Ok(None);
-        }
-        let hit = first_leaf(selected, |_, leaf, _| self.normalized_in(&leaves.normal(leaf).text));
-        if let Some((i, steps, _)) = hit {
-            return Ok(Some((Rung::Normalized, path((i, steps)))));
-        }
-        if max >= Rung::Elided && self.pieces.is_some() {
-            let hit = first_leaf(selected, |_, leaf, _| self.elided_in(&leaves.normal(leaf).text));
-            if let Some((i, steps, _)) = hit {
-                return Ok(Some((Rung::Elided, path((i, steps)))));
+            let hit = match nodes {
+                // Leaves are normalised as the rung reaches them, and kept for later refs.
+                NodeSearch::InOrder => {
+                    first_leaf(selected, |node, leaf, _| self.holds(rung, node, leaf, |l| leaves.normal(l)))
+                }
+                // Normalised all at once (on rayon) before the first loose rung reads them.
+                NodeSearch::Parallel => {
+                    if rung == Rung::Normalized {
+                        let mut texts = Vec::new();
+                        first_leaf(selected, |_, leaf, _| {
+                            texts.push(leaf);
+                            false
+                        });
+                        leaves.prepare(&texts);
+                    }
+                    let leaves = &*leaves;
+                    first_leaf_in_parallel(selected, |node, leaf| {
+                        self.holds(rung, node, leaf, |l| leaves.lookup(l))
+                    })
+                }
+            };
+            if let Some((i, steps, leaf)) = hit {
+                if let Some(rewritten) = leaf.rewritten() {
+                    return Err(rewritten);
+                }
+                return Ok(Some((rung, i, steps)));
             }
         }
         Ok(None)
     }
+
+    /// Whether the needle holds on `rung` in `leaf` (a leaf of `node`; its normalised text
+    /// from `normal`); on the exact rung, also true at a rewritten number, to stop there.
+    #[inline]
+    fn holds<'l, T: Tree>(
+        &self,
+        rung: Rung,
+        node: &T,
+        leaf: &'l str,
+        normal: impl FnOnce(&'l str) -> Normal<'_>,
+    ) -> bool {
+        match rung {
+            Rung::Exact => node.rewritten().is_some() || self.exact_in(leaf),
+            Rung::Normalized => self.normalized_in(&normal(leaf).text),
+            _ => self.elided_in(&normal(leaf).text),
+        }
+    }
+}
+
+/// Where a rung held: the rung, the index of the selected node, the steps down to the leaf.
+type RungHit<'d> = (Rung, usize, Vec<Step<'d>>);
+
+/// How [`Needle::climb`] visits the selected nodes: in order on the calling thread, or node
+/// by node on rayon, the first node in order with a hit winning (so the result is the
+/// sequential one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NodeSearch {
+    InOrder,
+    Parallel,
+}
+
+/// [`first_leaf`] over each selected node on rayon: the first node in order holding a leaf
+/// that passes `test` wins.
+fn first_leaf_in_parallel<'d, T: Tree>(
+    selected: &[&'d T],
+    test: impl Fn(&'d T, &'d str) -> bool + Sync,
+) -> Option<(usize, Vec<Step<'d>>, &'d T)> {
+    selected.par_iter().enumerate().find_map_first(|(i, node)| {
+        first_leaf(std::slice::from_ref(node), |n, leaf, _| test(n, leaf))
+            .map(|(_, steps, leaf)| (i, steps, leaf))
+    })
 }
 
 /// The indexes of the selected nodes that are not inside an earlier selected node (nor the
@@ -249,59 +292,6 @@ fn outermost<T: Tree>(selected: &[&T]) -> Vec<usize> {
 /// run on one core. Below it, splitting costs more than it saves.
 const PARALLEL_NODES: usize = 256;
 
-impl Needle<'_> {
-    /// [`Needle::find_in_order`] on rayon: each rung runs over the nodes in parallel and the
-    /// first node in order with a hit wins, so the result is the sequential one. The leaves
-    /// are normalised (in parallel) before the loose rungs read them.
-    fn find_in_parallel<T: Tree>(
-        &self,
-        selected: &[&T],
-        base: impl Fn(usize) -> String,
-        max: Rung,
-        leaves: &mut Leaves,
-    ) -> Result<Option<(Rung, String)>, T::Rewritten> {
-        let search = |test: &(dyn Fn(&T, &str) -> bool + Sync)| {
-            selected.par_iter().enumerate().find_map_first(|(i, node)| {
-                first_leaf(std::slice::from_ref(node), |n, leaf, _| test(n, leaf))
-                    .map(|(_, steps, leaf)| (i, steps, leaf.rewritten()))
-            })
-        };
-        // As in order: the exact rung also stops at the first rewritten leaf.
-        let exact = search(&|node, leaf| node.rewritten().is_some() || self.exact_in(leaf));
-        let exact = match exact {
-            Some((_, _, Some(rewritten))) => return Err(rewritten),
-            exact => exact,
-        };
-        if exact.is_none() && max > Rung::Exact {
-            let mut texts = Vec::new();
-            first_leaf(selected, |_, leaf, _| {
-                texts.push(leaf);
-                false
-            });
-            leaves.prepare(&texts);
-        }
-        let leaves = &*leaves;
-        let hit = exact
-            .map(|hit| (Rung::Exact, hit))
-            .or_else(|| {
-                (max != Rung::Exact)
-                    .then(|| search(&|_, leaf| self.normalized_in(&leaves.lookup(leaf).text)))
-                    .flatten()
-                    .map(|hit| (Rung::Normalized, hit))
-            })
-            .or_else(|| {
-                (max >= Rung::Elided && self.pieces.is_some())
-                    .then(|| search(&|_, leaf| self.elided_in(&leaves.lookup(leaf).text)))
-                    .flatten()
-                    .map(|hit| (Rung::Elided, hit))
-            });
-        let Some((rung, (i, steps, _))) = hit else { return Ok(None) };
-        let mut path = base(i);
-        push_steps(&mut path, &steps);
-        Ok(Some((rung, path)))
-    }
-}
-
 /// Visits the leaves under `nodes` in document order while `visit` returns true.
 pub(crate) fn for_each_leaf<'d, T: Tree>(nodes: &[&'d T], mut visit: impl FnMut(&'d T, &'d str) -> bool) {
     first_leaf(nodes, |node, leaf, _| !visit(node, leaf));
@@ -311,11 +301,7 @@ pub(crate) fn for_each_leaf<'d, T: Tree>(nodes: &[&'d T], mut visit: impl FnMut(
 /// own paths `base` gives.
 pub(crate) fn leaf_path<T: Tree>(nodes: &[&T], base: impl Fn(usize) -> String, k: usize) -> String {
     match first_leaf(nodes, |_, _, ordinal| ordinal == k) {
-        Some((i, steps, _)) => {
-            let mut path = base(i);
-            push_steps(&mut path, &steps);
-            path
-        }
+        Some((i, steps, _)) => join(base(i), &steps),
         None => String::from("$"),
     }
 }
@@ -405,9 +391,11 @@ mod tests {
         ] {
             let needle = Needle::new(text);
             let base = |i| selection.base(i);
-            let parallel = needle.find_in_parallel(&selection.nodes, base, max, &mut Leaves::default());
-            let in_order = needle.find_in_order(&selection.nodes, base, max, &mut Leaves::default());
-            assert_eq!(parallel, in_order, "{text}");
+            let climb = |nodes| {
+                let found = needle.climb(&selection.nodes, max, &mut Leaves::default(), nodes);
+                found.map(|hit| hit.map(|(rung, i, steps)| (rung, join(base(i), &steps))))
+            };
+            assert_eq!(climb(NodeSearch::Parallel), climb(NodeSearch::InOrder), "{text}");
         }
         assert_eq!(
             Needle::new("connection refused").find(

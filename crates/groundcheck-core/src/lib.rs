@@ -9,12 +9,12 @@
 //! ([`Verdict`]). A `no_evidence` verdict means "no evidence found by this tool", never "the
 //! fault is absent".
 //!
-//! The crate is pure: no I/O, no async. [`verify_run`] and [`verify_runs`] use rayon and give
+//! The crate is pure: no I/O, no async. A [`Verifier`] verifies runs on rayon and gives
 //! exactly the result of a sequential run; reports ([`Report`]) contain nothing time- or
 //! machine-dependent, so their bytes are stable for snapshot tests.
 //!
 //! ```
-//! use groundcheck_core::{verify_invocation, Invocation, Json, Policy, RawOutput, Status};
+//! use groundcheck_core::{Invocation, Json, Policy, RawOutput, Status, Verifier};
 //!
 //! let invocation = Invocation {
 //!     id: 101,
@@ -28,28 +28,42 @@
 //!     )),
 //!     ..Invocation::default()
 //! };
-//! let verdict = verify_invocation(&invocation, &Policy::default());
+//! let verifier = Verifier::new(Policy::default());
+//! let verdict = verifier.verify(&invocation);
 //! assert_eq!(verdict.status, Status::Supported);
 //! assert_eq!(verdict.refs[0].matched_path.as_deref(), Some("$['logs'][0]['message']"));
-//! # Ok::<(), groundcheck_core::JsonError>(())
+//! # Ok::<(), groundcheck_core::Error>(())
 //! ```
 //!
-//! Bundle files (the fixture format) are read by [`Bundle::parse`] and grouped into runs by
-//! [`RunSet`]; [`resolve`] shows what a path selects.
+//! # The public API
+//!
+//! - **Inputs**: [`Invocation`] (one `tool_invocation` row) with its [`RawOutput`] and
+//!   [`RawOutputFile`]; [`Json`], a document that keeps every number as written; [`Bundle`],
+//!   the bundle file format; [`Run`], and [`RunSet`] to group invocations into runs.
+//! - **Policy**: [`Policy`] with [`Require`], the loosest [`Rung`], the fuzzy rung's
+//!   [`Score`] and the [`Limits`].
+//! - **Verifying**: [`Verifier`] — built once under a policy, it verifies one invocation
+//!   ([`Verifier::verify`]), a run ([`Verifier::verify_run`]) or many runs
+//!   ([`Verifier::verify_runs`]); [`VerdictSet`] groups verdicts made one at a time.
+//! - **Reports**: [`Report`], [`RunReport`], [`Summary`], [`Verdict`], [`RefReport`],
+//!   [`Nearest`], and the enums [`Status`], [`Reason`], [`RefOutcome`], [`Source`],
+//!   [`Warning`]; [`SCHEMA`] names the JSON format.
+//! - **Paths**: [`resolve`] shows what a path selects ([`ResolvedNode`]).
+//! - **Errors**: one [`Error`], with its [`ErrorKind`] and [`Position`].
+//! - **For people**: [`view`] lays a document out one value a line, as the HTML page shows it.
 //!
 //! # Panics
 //!
 //! Never, on any input: the Verifier calls this crate in-process on whatever an agent and its
 //! tools wrote. Every [`Invocation`] gets a [`Verdict`] — hostile rows (10,000-deep nesting,
 //! lone surrogate escapes, numbers beyond f64, 100 KB paths, 1 MB quotes, heavy filter
-//! regexes, `$..*` over large documents, thousands of refs) get the verdicts docs/verification.md#limits defines,
-//! in bounded time and memory set by [`Limits`] — and every unreadable file a typed error
-//! ([`BundleError`], [`JsonError`], [`PathError`]). No operation recurses once per nesting
-//! level of a document beyond [`Limits::QUERY_DEPTH_CEILING`], so deep input cannot overflow
-//! a thread's stack. The evidence is the fuzz targets in the repository's `fuzz/` (bundle
-//! parsing; every verification route compared with the tree route; `resolve`), the hostile
-//! corpus in `fixtures/hostile/`, and the rule tests. A panic is a bug: please report the
-//! input.
+//! regexes, `$..*` over large documents, thousands of refs) get the verdicts the limits of
+//! the rules (`docs/verification.md#limits` in the repository) define, in bounded time and memory set by [`Limits`] — and every unreadable file a typed
+//! [`Error`]. No operation recurses once per nesting level of a document beyond
+//! [`Limits::QUERY_DEPTH_CEILING`], so deep input cannot overflow a thread's stack. The
+//! evidence is the fuzz targets in the repository's `fuzz/` (bundle parsing; every
+//! verification route compared with the tree route; `resolve`), the hostile corpus in
+//! `fixtures/hostile/`, and the rule tests. A panic is a bug: please report the input.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -61,6 +75,7 @@ mod claim;
 mod distance;
 mod document;
 mod elsewhere;
+mod error;
 mod invocation;
 mod iregexp;
 mod json;
@@ -71,30 +86,26 @@ mod nearest;
 mod normalize;
 mod path;
 mod policy;
-mod pretty;
 mod report;
 mod resolve;
 mod run;
 mod score;
 mod verify;
+pub mod view;
 
-pub use crate::bundle::{Bundle, BundleError, INVOCATION_KEYS};
-pub use crate::claim::EvidenceRef;
-pub use crate::document::{expanded_document, raw_document};
+pub use crate::bundle::Bundle;
+pub use crate::error::{Error, ErrorKind, Position};
 pub use crate::invocation::{Invocation, RawOutput, RawOutputFile};
-pub use crate::json::{Json, JsonError, JsonErrorKind};
-pub use crate::names::UnknownName;
-pub use crate::path::{EvidencePath, PathError};
+pub use crate::json::Json;
 pub use crate::policy::{Limits, Policy, Require, Rung};
-pub use crate::pretty::{exact_span, pretty, LeafKind, Line, Piece, Pretty};
 pub use crate::report::{
     Nearest, Reason, RefOutcome, RefReport, Report, RunReport, Source, Status, Summary, Verdict, Warning,
     SCHEMA,
 };
-pub use crate::resolve::{resolve, ResolveError, ResolvedNode};
-pub use crate::run::{DuplicateId, Run, RunSet, VerdictSet};
-pub use crate::score::{Score, ScoreError};
-pub use crate::verify::{verify_invocation, verify_invocation_general, verify_run, verify_runs, Verifier};
+pub use crate::resolve::{resolve, ResolvedNode};
+pub use crate::run::{Run, RunSet, VerdictSet};
+pub use crate::score::Score;
+pub use crate::verify::Verifier;
 
 #[cfg(test)]
 mod tests {
@@ -102,20 +113,16 @@ mod tests {
     #[test]
     fn errors_are_send_sync_and_static() {
         fn check<E: std::error::Error + Send + Sync + 'static>() {}
-        check::<crate::JsonError>();
-        check::<crate::PathError>();
-        check::<crate::BundleError>();
-        check::<crate::ResolveError>();
-        check::<crate::DuplicateId>();
-        check::<crate::UnknownName>();
+        check::<crate::Error>();
     }
 
-    /// The Verifier shares one policy and its invocations across threads.
+    /// One verifier is shared by every thread of a process, or held by a binding object.
     #[test]
-    fn inputs_and_reports_are_send_and_sync() {
-        fn check<T: Send + Sync>() {}
+    fn inputs_reports_and_the_verifier_are_send_and_sync() {
+        fn check<T: Send + Sync + 'static>() {}
         check::<crate::Invocation>();
         check::<crate::Policy>();
         check::<crate::Report>();
+        check::<crate::Verifier>();
     }
 }

@@ -3,23 +3,10 @@
 //! `FromStr` all use it. Nothing else in the workspace spells these names by hand.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use thiserror::Error;
 
+use crate::error::{Error, ErrorKind};
 use crate::policy::{Require, Rung};
 use crate::report::{Reason, RefOutcome, Source, Status, Warning};
-
-/// A name that is not one of an enum's names, e.g. a stored `status` written by a future
-/// engine version.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("unknown {kind} `{name}` (expected one of: {expected})")]
-pub struct UnknownName {
-    /// What was being read: `status`, `reason`, `outcome`…
-    pub kind: &'static str,
-    /// The text that was given.
-    pub name: String,
-    /// The accepted names, comma separated.
-    pub expected: String,
-}
 
 /// Gives an enum `ALL`, `as_str`, `Display`, `FromStr` and serde from one name table.
 macro_rules! names {
@@ -43,13 +30,14 @@ macro_rules! names {
         }
 
         impl std::str::FromStr for $ty {
-            type Err = UnknownName;
+            type Err = Error;
 
-            fn from_str(name: &str) -> Result<$ty, UnknownName> {
-                $ty::ALL.iter().copied().find(|v| v.as_str() == name).ok_or_else(|| UnknownName {
-                    kind: $kind,
-                    name: name.to_string(),
-                    expected: $ty::ALL.iter().map(|v| v.as_str()).collect::<Vec<_>>().join(", "),
+            /// Fails with [`ErrorKind::UnknownName`], naming what was read and every name.
+            fn from_str(name: &str) -> Result<$ty, Error> {
+                $ty::ALL.iter().copied().find(|v| v.as_str() == name).ok_or_else(|| {
+                    let expected = $ty::ALL.iter().map(|v| v.as_str()).collect::<Vec<_>>().join(", ");
+                    let message = format!("unknown {} `{name}` (expected one of: {expected})", $kind);
+                    Error::new(ErrorKind::UnknownName, message)
                 })
             }
         }
@@ -133,7 +121,7 @@ mod tests {
 
     fn round_trips<T>(all: &[T])
     where
-        T: Copy + PartialEq + std::fmt::Debug + std::str::FromStr<Err = UnknownName> + Serialize,
+        T: Copy + PartialEq + std::fmt::Debug + std::str::FromStr<Err = Error> + Serialize,
         T: for<'de> Deserialize<'de> + std::fmt::Display,
     {
         for &v in all {

@@ -1,4 +1,4 @@
-//! The near-miss search (§3.7) over the leaves a path selected, once the exact, normalized
+//! The near-miss search (docs/verification.md#near-misses) over the leaves a path selected, once the exact, normalized
 //! and elided rungs found nothing: the fuzzy rung (when the policy accepts it) and
 //! `nearest`, from one distance per leaf.
 //!
@@ -11,7 +11,7 @@
 use rayon::prelude::*;
 
 use crate::boundary::splits_number;
-use crate::ladder::Needle;
+use crate::distance::Quote;
 use crate::leaves::Leaves;
 use crate::policy::{Policy, Rung};
 use crate::score::Score;
@@ -35,14 +35,15 @@ pub(crate) enum Near {
     Nothing,
 }
 
-/// Searches `texts` (each leaf's ordinal and raw text, in §3.5 order) for `needle`.
+/// Searches `texts` (each leaf's ordinal and raw text, in docs/verification.md#order order) for `quote`, the
+/// ref's normalised text (`None`: it normalises to nothing).
 pub(crate) fn near(
-    needle: &Needle<'_>,
+    quote: Option<&Quote>,
     texts: &[(usize, &str)],
     policy: &Policy,
     leaves: &mut Leaves,
 ) -> Near {
-    let Some(quote) = needle.quote() else { return Near::Nothing };
+    let Some(quote) = quote else { return Near::Nothing };
     let raw: Vec<&str> = texts.iter().map(|&(_, text)| text).collect();
     leaves.prepare(&raw);
     let leaves = &*leaves;

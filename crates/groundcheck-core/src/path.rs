@@ -1,4 +1,4 @@
-//! Evidence paths: RFC 9535 JSONPath with the RFC 6901 JSON Pointer fallback (§3.3 step 3).
+//! Evidence paths: RFC 9535 JSONPath with the RFC 6901 JSON Pointer fallback (docs/verification.md#checking-a-ref).
 //!
 //! JSONPath queries run on serde_json_path, over a `serde_json::Value` parsed from the text
 //! ([`EvidencePath::select_value`]) or over the `Value` twin of our tree, each selected value
@@ -12,28 +12,78 @@ use std::collections::HashMap;
 use serde_json::Value;
 use serde_json_path::JsonPath;
 
+use crate::error::{Error, ErrorKind, Position};
 use crate::iregexp::neutralize;
-use crate::json::{to_serde_value, Node, Seg, Step as TreeStep, Tree};
+use crate::json::{push_index, push_name, push_steps, to_serde_value, Node, Seg, Step as TreeStep, Tree};
 use crate::policy::Limits;
 
-/// Why a path is neither RFC 9535 JSONPath nor an RFC 6901 JSON Pointer.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("invalid path at character {position}: {message}")]
-pub struct PathError {
+/// Why a path is neither RFC 9535 JSONPath nor an RFC 6901 JSON Pointer; public as an
+/// [`Error`](crate::Error) of kind `Path` or `PathLimit`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PathError {
     /// 1-based character position of the offending character in the path (one past the
     /// end when the path stops too early).
-    pub position: usize,
+    pub(crate) position: usize,
+    /// The byte offset of the same character.
+    pub(crate) offset: usize,
     /// What is wrong there.
-    pub message: String,
+    pub(crate) message: String,
     /// Set when the path may be valid JSONPath but is not run because it passes a limit
     /// ([`Limits::FILTER_NESTING_CEILING`](crate::Limits::FILTER_NESTING_CEILING)):
     /// verification then gives `limit_exceeded`, not `invalid_path`.
-    pub limit: bool,
+    pub(crate) limit: bool,
+}
+
+impl std::fmt::Display for PathError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "invalid path at character {}: {}", self.position, self.message)
+    }
+}
+
+impl From<PathError> for Error {
+    fn from(e: PathError) -> Error {
+        let kind = if e.limit { ErrorKind::PathLimit } else { ErrorKind::Path };
+        Error::at(kind, e.message, Position { offset: e.offset, line: 1, column: e.position })
+    }
+}
+
+impl PathError {
+    /// The error at byte `offset` of `path`.
+    fn at(path: &str, offset: usize, message: String, limit: bool) -> PathError {
+        let position = path[..offset].chars().count() + 1;
+        PathError { position, offset, message, limit }
+    }
+
+    /// The same error for the path as given, `skipped` bytes of white space before the
+    /// trimmed text it was found in.
+    pub(crate) fn shifted(&self, given: &str, skipped: usize) -> PathError {
+        let before = given[..skipped].chars().count();
+        PathError { position: self.position + before, offset: self.offset + skipped, ..self.clone() }
+    }
+}
+
+/// The limit error [`EvidencePath::parse`] gives `path` without running the JSONPath parser:
+/// a filter nested past the ceiling, unless an earlier check refuses the path first.
+pub(crate) fn limit_error(path: &str) -> Option<PathError> {
+    if truncated_unicode_escape(path).is_some() {
+        return None;
+    }
+    nested_filter(path, Limits::FILTER_NESTING_CEILING).map(nested_filter_error(path))
+}
+
+fn nested_filter_error(path: &str) -> impl Fn(usize) -> PathError + '_ {
+    move |at| {
+        let message = format!(
+            "filter queries nested deeper than {} are not run (a limit, not a syntax error)",
+            Limits::FILTER_NESTING_CEILING
+        );
+        PathError::at(path, at, message, true)
+    }
 }
 
 /// A parsed evidence path, ready to run against any number of documents.
 #[derive(Debug, Clone)]
-pub struct EvidencePath {
+pub(crate) struct EvidencePath {
     kind: PathKind,
     /// Whether the path has a descendant segment (`..`), the only way one selected node can
     /// lie inside another: the ladder then skips nested ones (see `Needle::find`).
@@ -57,26 +107,19 @@ enum Step {
 }
 
 impl EvidencePath {
-    /// Parses `path` exactly as given (callers trim first where §3.1 says so): JSONPath, or a
+    /// Parses `path` exactly as given (callers trim first where docs/verification.md#the-claim says so): JSONPath, or a
     /// JSON Pointer when JSONPath fails and the path begins with `/`.
-    pub fn parse(path: &str) -> Result<EvidencePath, PathError> {
+    pub(crate) fn parse(path: &str) -> Result<EvidencePath, PathError> {
         if let Some(at) = truncated_unicode_escape(path) {
             // serde_json_path 0.7.2 panics (`unreachable!`) on a `\u` cut short by the end of
             // the path, so such a path never reaches it (found by the `resolve` fuzz target).
-            let position = path[..at].chars().count() + 1;
             let message = "incomplete \\u escape at the end of the path".into();
-            return Err(PathError { position, message, limit: false });
+            return Err(PathError::at(path, at, message, false));
         }
         if let Some(at) = nested_filter(path, Limits::FILTER_NESTING_CEILING) {
             // serde_json_path's parser takes about twice as long per nested filter query
-            // (3 s at 20 levels; found by the `resolve` fuzz target), so deeper ones never
-            // reach it.
-            let position = path[..at].chars().count() + 1;
-            let message = format!(
-                "filter queries nested deeper than {} are not run (a limit, not a syntax error)",
-                Limits::FILTER_NESTING_CEILING
-            );
-            return Err(PathError { position, message, limit: true });
+            // (found by the `resolve` fuzz target), so deeper ones never reach it.
+            return Err(nested_filter_error(path)(at));
         }
         let given = path;
         let path = &*upper_case_escapes(given);
@@ -223,16 +266,6 @@ fn path_to<T: Tree>(root: &T, target: &T) -> String {
     path
 }
 
-/// Appends the normalized-path form of `steps` to `path`.
-pub(crate) fn push_steps(path: &mut String, steps: &[TreeStep<'_>]) {
-    for step in steps {
-        match *step {
-            TreeStep::Name(name) => push_name(path, name),
-            TreeStep::Index(i) => push_index(path, i),
-        }
-    }
-}
-
 /// The byte offset of the first `[` nested more than `ceiling` deep (string literals aside),
 /// if any. Only filters nest brackets: every other segment closes before the next opens.
 fn nested_filter(path: &str, ceiling: usize) -> Option<usize> {
@@ -305,7 +338,6 @@ fn upper_case_escapes(path: &str) -> std::borrow::Cow<'_, str> {
 }
 
 fn jsonpath_error(path: &str, byte_offset: usize, message: &str) -> PathError {
-    let position = path.char_indices().take_while(|&(i, _)| i < byte_offset).count() + 1;
     let offending = path.get(byte_offset..).and_then(|rest| rest.chars().next());
     let message = match (message, offending) {
         (_, _) if !path.starts_with('$') => "a JSONPath starts with `$`, a JSON Pointer with `/`".to_string(),
@@ -313,7 +345,10 @@ fn jsonpath_error(path: &str, byte_offset: usize, message: &str) -> PathError {
         ("parser error", None) => "unexpected end of path".to_string(),
         (message, _) => message.to_string(),
     };
-    PathError { position, message, limit: false }
+    // The character the offset falls in is counted as before it.
+    let at =
+        (byte_offset.min(path.len())..=path.len()).find(|&i| path.is_char_boundary(i)).unwrap_or(path.len());
+    PathError::at(path, at, message, false)
 }
 
 /// The steps of `path` when it is `$` followed only by `.name` (member-name shorthand),
@@ -392,11 +427,9 @@ fn parse_pointer(path: &str) -> Result<Vec<String>, PathError> {
                     Some('0') => token.push('~'),
                     Some('1') => token.push('/'),
                     _ => {
-                        return Err(PathError {
-                            limit: false,
-                            position,
-                            message: "in a JSON Pointer `~` must be followed by 0 or 1".into(),
-                        })
+                        let at = path.char_indices().nth(position - 1).map_or(path.len(), |(i, _)| i);
+                        let message = "in a JSON Pointer `~` must be followed by 0 or 1".into();
+                        return Err(PathError::at(path, at, message, false));
                     }
                 }
                 position += 2;
@@ -464,31 +497,6 @@ fn map_to_nodes<'d, 'v>(
     }
     // The twin is built from `root`, so every selected value has a node twin.
     found.into_iter().map(|n| n.unwrap_or(root)).collect()
-}
-
-pub(crate) fn push_name(path: &mut String, name: &str) {
-    path.push_str("['");
-    for c in name.chars() {
-        match c {
-            '\'' => path.push_str("\\'"),
-            '\\' => path.push_str("\\\\"),
-            '\u{8}' => path.push_str("\\b"),
-            '\u{c}' => path.push_str("\\f"),
-            '\n' => path.push_str("\\n"),
-            '\r' => path.push_str("\\r"),
-            '\t' => path.push_str("\\t"),
-            c if (c as u32) < 0x20 => path.push_str(&format!("\\u{:04x}", c as u32)),
-            c => path.push(c),
-        }
-    }
-    path.push_str("']");
-}
-
-/// Appends `[index]`.
-pub(crate) fn push_index(path: &mut String, index: usize) {
-    path.push('[');
-    path.push_str(&index.to_string());
-    path.push(']');
 }
 
 #[cfg(test)]

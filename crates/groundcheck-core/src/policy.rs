@@ -1,5 +1,5 @@
 //! What a verification accepts: the `require` rule, the loosest rung (with the fuzzy rung's
-//! minimum score), and the limits of §6.
+//! minimum score), and the limits of docs/verification.md#limits.
 
 use crate::score::Score;
 
@@ -15,12 +15,12 @@ pub enum Rung {
     /// Pieces around `...` occur in order, without overlap, in one normalised leaf.
     #[default]
     Elided,
-    /// The leaf's near-miss score (§3.7) is at least the policy's `min_score`. Tried only
+    /// The leaf's near-miss score (docs/verification.md#near-misses) is at least the policy's `min_score`. Tried only
     /// when the policy names it: a near miss is not a quote unless someone says it counts.
     Fuzzy,
 }
 
-/// How many real refs must verify for an invocation to be `supported` (§3.4 row 8).
+/// How many real refs must verify for an invocation to be `supported` (docs/verification.md#classification row 8).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Require {
     /// Every real ref must verify (the default).
@@ -30,7 +30,7 @@ pub enum Require {
     Any,
 }
 
-/// Bounds that keep hostile input from costing unbounded time or memory (§6).
+/// Bounds that keep hostile input from costing unbounded time or memory (docs/verification.md#limits).
 ///
 /// Hitting one gives the ref outcome `limit_exceeded` at the step the spec names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -61,9 +61,9 @@ impl Limits {
 
     /// The deepest nesting of filter queries (`$[?@.a[?@.b]]` is 2) a path may have.
     ///
-    /// serde_json_path's parser takes about twice as long for each nested filter query
-    /// (0.02 s at 10 levels, 3 s at 20); deeper paths give `limit_exceeded` (`resolve`:
-    /// exit 2). Real evidence paths nest one or two.
+    /// serde_json_path's parser takes about twice as long for each nested filter query, so
+    /// twenty levels take seconds; deeper paths give `limit_exceeded` (`resolve`: exit 2).
+    /// Real evidence paths nest one or two.
     pub const FILTER_NESTING_CEILING: usize = 8;
 }
 

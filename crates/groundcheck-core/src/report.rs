@@ -1,17 +1,19 @@
-//! The report model of §4 (schema `groundcheck.report/v1`).
+//! The report model of docs/verification.md#the-report (schema `groundcheck.report/v1`).
 //!
 //! Field order is the serialization order, and nothing time- or machine-dependent is in it,
 //! so a report's bytes are a function of its input and policy alone: snapshots stay stable.
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::Error;
+use crate::path::{limit_error, EvidencePath, PathError};
 use crate::policy::Rung;
 use crate::score::Score;
 
 /// The schema name every report carries.
 pub const SCHEMA: &str = "groundcheck.report/v1";
 
-/// An invocation's classification (§3.4).
+/// An invocation's classification (docs/verification.md#classification).
 ///
 /// `NoEvidence` means "no evidence found by this tool", never "the fault is absent".
 ///
@@ -26,7 +28,7 @@ pub enum Status {
     NoEvidence,
 }
 
-/// Why an invocation got its status: the row of §3.4 that applied.
+/// Why an invocation got its status: the row of docs/verification.md#classification that applied.
 ///
 /// Its names (serde, `as_str`, `FromStr`) are defined once, in `names.rs`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -49,7 +51,7 @@ pub enum Reason {
     NotVerified,
 }
 
-/// What checking one ref found (§3.3).
+/// What checking one ref found (docs/verification.md#checking-a-ref).
 ///
 /// Its names (serde, `as_str`, `FromStr`) are defined once, in `names.rs`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -68,15 +70,15 @@ pub enum RefOutcome {
     TextNotFound,
     /// Not an object with a string `raw_path` and a string `text`.
     MalformedRef,
-    /// The call failed, so its refs are not evidence (§3.4 row 6).
+    /// The call failed, so its refs are not evidence (docs/verification.md#classification row 6).
     NotChecked,
     /// A `$.no_evidence` marker.
     NoEvidenceMarker,
-    /// A limit of §6 was hit.
+    /// A limit of docs/verification.md#limits was hit.
     LimitExceeded,
 }
 
-/// Where the raw document came from (§3.2).
+/// Where the raw document came from (docs/verification.md#the-raw-document).
 ///
 /// Its names (serde, `as_str`, `FromStr`) are defined once, in `names.rs`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -115,7 +117,46 @@ pub enum Warning {
 
 /// One evidence ref as reported: echoed as given, with its outcome.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "RefFields")]
 pub struct RefReport {
+    /// Position in `evidence_refs`.
+    pub index: usize,
+    /// `raw_path` as given, when it is a string.
+    pub raw_path: Option<String>,
+    /// `text` as given, when it is a string.
+    pub text: Option<String>,
+    /// What checking it found.
+    pub outcome: RefOutcome,
+    /// The rung that verified it.
+    #[serde(rename = "match", default, skip_serializing_if = "Option::is_none")]
+    pub rung: Option<Rung>,
+    /// The normalized path of the leaf where the winning rung held.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matched_path: Option<String>,
+    /// For a fuzzy match: the score of the leaf that verified it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<Score>,
+    /// For `raw_output_unavailable` with a string preview: whether the preview contains the text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_preview: Option<bool>,
+    /// For `text_not_found`: the selected leaf that came closest, so a reader can tell a
+    /// misquote (a high score) from an invention (none, or a low one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nearest: Option<Nearest>,
+    /// For `path_not_found` and `text_not_found`: the first leaf of the whole document that
+    /// does hold the text — the quote is right, the path points at the wrong node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elsewhere: Option<String>,
+    /// For an `invalid_path` ref, and a `limit_exceeded` ref whose path passes a limit of its
+    /// own: why, with the position counted in `raw_path` as given. Not in the JSON report
+    /// (schema v1 has no such field); a report read back from JSON gets it again.
+    #[serde(skip)]
+    pub path_error: Option<Error>,
+}
+
+/// [`RefReport`] as the JSON report holds it; reading one derives its `path_error` again.
+#[derive(Deserialize)]
+struct RefFields {
     /// Position in `evidence_refs`.
     pub index: usize,
     /// `raw_path` as given, when it is a string.
@@ -146,7 +187,29 @@ pub struct RefReport {
     pub elsewhere: Option<String>,
 }
 
-/// The selected leaf that came closest to a quote that was not found (§3.7).
+impl From<RefFields> for RefReport {
+    fn from(f: RefFields) -> RefReport {
+        let path_error = f
+            .raw_path
+            .as_deref()
+            .and_then(|given| path_problem(f.outcome, given, |path| EvidencePath::parse(path).err()));
+        RefReport {
+            index: f.index,
+            raw_path: f.raw_path,
+            text: f.text,
+            outcome: f.outcome,
+            rung: f.rung,
+            matched_path: f.matched_path,
+            score: f.score,
+            in_preview: f.in_preview,
+            nearest: f.nearest,
+            elsewhere: f.elsewhere,
+            path_error,
+        }
+    }
+}
+
+/// The selected leaf that came closest to a quote that was not found (docs/verification.md#near-misses).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Nearest {
     /// The leaf's score; never `0.000` (then there is no `nearest`).
@@ -167,7 +230,7 @@ pub struct Verdict {
     pub tool_name: String,
     /// The classification.
     pub status: Status,
-    /// The §3.4 row that applied.
+    /// The docs/verification.md#classification row that applied.
     pub reason: Reason,
     /// `evidence_status` verbatim when it is a string.
     pub claimed_status: Option<String>,
@@ -258,4 +321,22 @@ impl Report {
     pub fn new(runs: Vec<RunReport>) -> Report {
         Report { schema: SCHEMA.to_string(), runs }
     }
+}
+
+/// Why a ref's path decided its outcome, for the typed report: an `invalid_path` ref's parse
+/// error, or the limit a `limit_exceeded` ref's path passes of its own; the position counted
+/// in `given`, the path as the ref gives it (verification trims it first). `parse` gives the
+/// error of a trimmed path (from the verifier's cache, or parsed anew).
+pub(crate) fn path_problem(
+    outcome: RefOutcome,
+    given: &str,
+    parse: impl FnOnce(&str) -> Option<PathError>,
+) -> Option<Error> {
+    let trimmed = given.trim();
+    let err = match outcome {
+        RefOutcome::InvalidPath => parse(trimmed).filter(|e| !e.limit)?,
+        RefOutcome::LimitExceeded => limit_error(trimmed)?,
+        _ => return None,
+    };
+    Some(err.shifted(given, given.len() - given.trim_start().len()).into())
 }

@@ -1,29 +1,9 @@
 //! `resolve`: what a path selects in a document, for people debugging evidence paths.
 
+use crate::error::{Error, ErrorKind};
 use crate::json::{expand, write_node, Json};
-use crate::path::{EvidencePath, PathError};
+use crate::path::EvidencePath;
 use crate::policy::Limits;
-
-/// Why [`resolve`] could not run a path.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ResolveError {
-    /// The path is neither JSONPath nor JSON Pointer.
-    #[error(transparent)]
-    Path(#[from] PathError),
-    /// A JSONPath query on a document nested deeper than [`Limits::QUERY_DEPTH_CEILING`].
-    #[error("the document is nested {depth} deep; JSONPath queries run on documents up to {} deep (JSON Pointers run at any depth)", Limits::QUERY_DEPTH_CEILING)]
-    TooDeep {
-        /// The document's depth.
-        depth: usize,
-    },
-    /// The path selects nothing in the document, and its expanded view (strings that hold
-    /// JSON replaced by what they hold) would be nested deeper than verification allows.
-    #[error("the path selects nothing, and the document with the JSON inside its strings expanded is nested deeper than {max}")]
-    ExpandedTooDeep {
-        /// The depth limit (the default policy's).
-        max: usize,
-    },
-}
 
 /// One node a path selected.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,9 +20,14 @@ pub struct ResolvedNode {
 /// Runs `path` (exactly as given, not trimmed) against `doc`, with the JSON Pointer fallback,
 /// and, when it selects nothing there, against the expanded view.
 ///
+/// Fails with [`ErrorKind::Path`] or [`ErrorKind::PathLimit`] for the path, and
+/// [`ErrorKind::TooDeep`] for a JSONPath query on a document nested deeper than
+/// [`Limits::QUERY_DEPTH_CEILING`] (JSON Pointers run at any depth) or a needed expanded view
+/// deeper than the depth limit.
+///
 /// The same resolution verification uses (under the default limits), so `groundcheck
 /// resolve` shows what a ref's path reaches.
-pub fn resolve(path: &str, doc: &Json) -> Result<Vec<ResolvedNode>, ResolveError> {
+pub fn resolve(path: &str, doc: &Json) -> Result<Vec<ResolvedNode>, Error> {
     let path = EvidencePath::parse(path)?;
     let found = select(&path, doc, false)?;
     if !found.is_empty() {
@@ -52,13 +37,25 @@ pub fn resolve(path: &str, doc: &Json) -> Result<Vec<ResolvedNode>, ResolveError
     match expand(std::borrow::Cow::Borrowed(doc), max) {
         Ok(Some(expanded)) => select(&path, &expanded.doc, true),
         Ok(None) => Ok(found),
-        Err(_) => Err(ResolveError::ExpandedTooDeep { max }),
+        Err(_) => Err(Error::new(
+            ErrorKind::TooDeep,
+            format!(
+                "the path selects nothing, and the document with the JSON inside its strings expanded is nested \
+                 deeper than {max}"
+            ),
+        )),
     }
 }
 
-fn select(path: &EvidencePath, doc: &Json, descended: bool) -> Result<Vec<ResolvedNode>, ResolveError> {
+fn select(path: &EvidencePath, doc: &Json, descended: bool) -> Result<Vec<ResolvedNode>, Error> {
     if path.needs_value() && doc.depth() > Limits::QUERY_DEPTH_CEILING {
-        return Err(ResolveError::TooDeep { depth: doc.depth() });
+        let message = format!(
+            "the document is nested {} deep; JSONPath queries run on documents up to {} deep (JSON Pointers run \
+             at any depth)",
+            doc.depth(),
+            Limits::QUERY_DEPTH_CEILING
+        );
+        return Err(Error::new(ErrorKind::TooDeep, message));
     }
     let selection = path.select(doc.root(), None);
     Ok(selection

@@ -1,7 +1,8 @@
-//! Grouping invocations into runs (§2 merging, §4 order).
+//! Grouping invocations into runs (docs/verification.md#bundles merging, docs/verification.md#the-report order).
 
 use std::collections::{HashMap, HashSet};
 
+use crate::error::{Error, ErrorKind};
 use crate::invocation::Invocation;
 use crate::report::{Report, RunReport, Verdict};
 
@@ -14,16 +15,6 @@ pub struct Run {
     pub session_id: Option<String>,
     /// Invocations; [`RunSet::into_runs`] sorts them by `id`.
     pub invocations: Vec<Invocation>,
-}
-
-/// An `id` seen twice in one run: bundles are rejected for it (§2).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("id {id} appears twice in run {}", run.as_deref().unwrap_or("(none)"))]
-pub struct DuplicateId {
-    /// The repeated id.
-    pub id: i64,
-    /// The run it repeats in.
-    pub run: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -42,7 +33,7 @@ pub struct RunSet {
 
 impl RunSet {
     /// Adds one invocation to its run.
-    pub fn push(&mut self, invocation: Invocation) -> Result<(), DuplicateId> {
+    pub fn push(&mut self, invocation: Invocation) -> Result<(), Error> {
         let slot =
             self.slots.slot(&invocation.run_id, &invocation.session_id, invocation.id, |run, session| {
                 self.runs.push(Run {
@@ -84,7 +75,7 @@ impl VerdictSet {
         run_id: &Option<String>,
         session_id: &Option<String>,
         verdict: Verdict,
-    ) -> Result<(), DuplicateId> {
+    ) -> Result<(), Error> {
         let slot = self.slots.slot(run_id, session_id, verdict.id, |run, session| {
             self.runs.push((run.clone(), session.clone(), Vec::new()))
         })?;
@@ -119,7 +110,7 @@ impl Slots {
         session: &Option<String>,
         id: i64,
         new_run: impl FnOnce(&Option<String>, &Option<String>),
-    ) -> Result<usize, DuplicateId> {
+    ) -> Result<usize, Error> {
         let key = match run {
             Some(run) => RunKey::Run(run.clone()),
             None => RunKey::Session(session.clone()),
@@ -131,7 +122,8 @@ impl Slots {
             self.ids.push(HashSet::new());
         }
         if !self.ids[slot].insert(id) {
-            return Err(DuplicateId { id, run: run.clone() });
+            let run = run.as_deref().unwrap_or("(none)");
+            return Err(Error::new(ErrorKind::DuplicateId, format!("id {id} appears twice in run {run}")));
         }
         Ok(slot)
     }
@@ -140,7 +132,7 @@ impl Slots {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{verify_runs, Bundle, Policy, Verifier};
+    use crate::{Bundle, Policy, Verifier};
 
     /// Invocations of several files, runs and sessions (some rows without `run_id`), pushed
     /// in file order.
@@ -160,12 +152,12 @@ mod tests {
     fn verdicts_grouped_as_read_give_the_report_of_the_runs() {
         let policy = Policy::default();
         let mut runs = RunSet::default();
-        let (verifier, mut verdicts) = (Verifier::new(&policy), VerdictSet::default());
+        let (verifier, mut verdicts) = (Verifier::new(policy), VerdictSet::default());
         for inv in invocations() {
             verdicts.push(&inv.run_id, &inv.session_id, verifier.verify(&inv)).unwrap();
             runs.push(inv).unwrap();
         }
-        let expected = verify_runs(&runs.into_runs(), &policy);
+        let expected = verifier.verify_runs(&runs.into_runs());
         assert!(expected.runs.len() > 3, "several runs, sessions without a run among them");
         assert_eq!(verdicts.into_report(), expected);
     }
@@ -177,7 +169,7 @@ mod tests {
         let again = all[all.len() / 2].clone();
         all.push(again);
         let mut runs = RunSet::default();
-        let (verifier, mut verdicts) = (Verifier::new(&policy), VerdictSet::default());
+        let (verifier, mut verdicts) = (Verifier::new(policy), VerdictSet::default());
         let mut refused = (None, None);
         for inv in all {
             if let Err(e) = verdicts.push(&inv.run_id, &inv.session_id, verifier.verify(&inv)) {

@@ -1,4 +1,4 @@
-//! The near-miss score (§3.7): how much of a quote a leaf holds, from `0.000` to `1.000`,
+//! The near-miss score (docs/verification.md#near-misses): how much of a quote a leaf holds, from `0.000` to `1.000`,
 //! with exactly three decimals rounded down — the form a person reads in a report and a
 //! policy names (`min_score=0.900`). Kept in thousandths so that comparing two scores, or a
 //! score with `--min-score`, never meets a floating-point rounding.
@@ -7,6 +7,8 @@ use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::error::{Error, ErrorKind};
 
 /// A score in thousandths: `Score::of(m, d)` is `floor(1000 · (m − d) / m) / 1000` for a
 /// quote of `m` characters at Levenshtein distance `d` from a leaf's closest substring.
@@ -44,26 +46,13 @@ impl fmt::Display for Score {
     }
 }
 
-/// Why a text is not a score.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ScoreError {
-    /// Not a plain decimal number such as `0.9` or `0.875`.
-    #[error("`{0}` is not a decimal number such as 0.9 or 0.875")]
-    NotANumber(String),
-    /// More than three decimals: a score has exactly three.
-    #[error("`{0}` has more than three decimals")]
-    TooPrecise(String),
-    /// Above 1.
-    #[error("`{0}` is above 1")]
-    AboveOne(String),
-}
-
 impl FromStr for Score {
-    type Err = ScoreError;
+    type Err = Error;
 
     /// A decimal from `0` to `1` with at most three decimals: `0.9`, `0.875`, `1`, `1.000`.
-    fn from_str(text: &str) -> Result<Score, ScoreError> {
-        let not_a_number = || ScoreError::NotANumber(text.to_string());
+    fn from_str(text: &str) -> Result<Score, Error> {
+        let not_a_number =
+            || Error::new(ErrorKind::Score, format!("`{text}` is not a decimal number such as 0.9 or 0.875"));
         let (whole, decimals) = text.split_once('.').unwrap_or((text, ""));
         let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
         if whole.is_empty()
@@ -74,11 +63,11 @@ impl FromStr for Score {
             return Err(not_a_number());
         }
         if decimals.len() > 3 {
-            return Err(ScoreError::TooPrecise(text.to_string()));
+            return Err(Error::new(ErrorKind::Score, format!("`{text}` has more than three decimals")));
         }
         let whole = whole.trim_start_matches('0');
         if whole.len() > 1 || (whole == "1" && decimals.bytes().any(|b| b != b'0')) || whole > "1" {
-            return Err(ScoreError::AboveOne(text.to_string()));
+            return Err(Error::new(ErrorKind::Score, format!("`{text}` is above 1")));
         }
         let fraction: u16 = format!("{decimals:0<3}").parse().map_err(|_| not_a_number())?;
         Ok(Score(if whole == "1" { 1000 } else { fraction }))
@@ -123,11 +112,14 @@ mod tests {
             assert_eq!(text.parse::<Score>().map(Score::thousandths), Ok(n), "{text}");
         }
         for bad in ["", "x", "0.", ".5", "-0.5", "+0.5", "0.9e0", " 0.9", "0,9", "NaN"] {
-            assert!(matches!(bad.parse::<Score>(), Err(ScoreError::NotANumber(_))), "{bad:?}");
+            assert!(
+                matches!(bad.parse::<Score>(), Err(e) if e.message().contains("not a decimal")),
+                "{bad:?}"
+            );
         }
-        assert!(matches!("0.9001".parse::<Score>(), Err(ScoreError::TooPrecise(_))));
+        assert!(matches!("0.9001".parse::<Score>(), Err(e) if e.message().contains("three decimals")));
         for above in ["1.001", "2", "10", "1.5"] {
-            assert!(matches!(above.parse::<Score>(), Err(ScoreError::AboveOne(_))), "{above}");
+            assert!(matches!(above.parse::<Score>(), Err(e) if e.message().contains("above 1")), "{above}");
         }
     }
 

@@ -1,6 +1,8 @@
-//! Turning invocations into verdicts: checking each ref (§3.3 of the rules) against the
-//! document `document.rs` loads, and classifying the invocation (§3.4), in parallel over a
+//! Turning invocations into verdicts: checking each ref (docs/verification.md#checking-a-ref of the rules) against the
+//! document `document.rs` loads, and classifying the invocation (docs/verification.md#classification), in parallel over a
 //! run.
+
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
@@ -8,7 +10,9 @@ use crate::cache::PathCache;
 use crate::claim::{read_claim, ClaimedRef, EvidenceRef};
 use std::cell::OnceCell;
 
-use crate::document::{file_warning, source_of, Absent, Document, OverLimit, Route, Search, Which};
+use crate::document::{
+    file_warning, Absent, Document, OverLimit, Raw, Route, RouteCounts, Search, Selected, Which,
+};
 use crate::elsewhere::{Elsewhere, Haystack};
 use crate::invocation::Invocation;
 use crate::json::Tree;
@@ -17,68 +21,97 @@ use crate::leaves::Leaves;
 use crate::normalize::normalize;
 use crate::path::Selection;
 use crate::policy::{Policy, Require, Rung};
-use crate::report::{Nearest, Reason, RefOutcome, RefReport, Report, RunReport, Status, Verdict, Warning};
+use crate::report::{
+    path_problem, Nearest, Reason, RefOutcome, RefReport, Report, RunReport, Status, Verdict, Warning,
+};
 use crate::run::Run;
 use crate::score::Score;
 
-/// Verifies one invocation. Never panics; every input gets a verdict.
-pub fn verify_invocation(invocation: &Invocation, policy: &Policy) -> Verdict {
-    verify_with(invocation, policy, &PathCache::default(), true)
-}
-
-/// [`verify_invocation`] without the singular-path fast path: every document is parsed into
-/// a tree. For the tests and benchmarks that prove both give the same verdicts.
-#[doc(hidden)]
-pub fn verify_invocation_general(invocation: &Invocation, policy: &Policy) -> Verdict {
-    verify_with(invocation, policy, &PathCache::default(), false)
-}
-
-/// Verifies one run in parallel; the result equals the sequential one, byte for byte.
+/// The verification engine under one [`Policy`]: turns an [`Invocation`] into a [`Verdict`],
+/// a [`Run`] into a [`RunReport`], runs into a [`Report`]. Never panics; every input gets a
+/// verdict.
 ///
-/// Paths are compiled once per distinct text for the whole run.
-pub fn verify_run(run: &Run, policy: &Policy) -> RunReport {
-    verify_run_with(run, policy, &PathCache::default())
-}
-
-/// Verifies several runs (in parallel) into one report, runs kept in the given order.
-pub fn verify_runs(runs: &[Run], policy: &Policy) -> Report {
-    let cache = PathCache::default();
-    Report::new(runs.par_iter().map(|run| verify_run_with(run, policy, &cache)).collect())
-}
-
-/// Verifies invocations one at a time, as a caller reads them, sharing compiled paths across
-/// every call (and threads): a reader that cannot hold every raw output until
-/// [`verify_runs`] verifies each invocation, drops its raw output, and groups the verdicts
-/// with [`VerdictSet`](crate::VerdictSet). Each verdict is [`verify_invocation`]'s.
-pub struct Verifier<'p> {
-    policy: &'p Policy,
+/// Owns its policy and the paths it compiled, which every later call shares (a run's refs
+/// repeat the same few paths), so it is built once and reused: `Send + Sync`, no lifetime,
+/// one per process or per binding object. Runs are verified in parallel (rayon) with exactly
+/// the sequential result.
+pub struct Verifier {
+    policy: Policy,
     cache: PathCache,
+    /// `false`: every document takes the tree route (see [`Verifier::tree_route_only`]).
+    fast: bool,
+    routes: RouteCounts,
 }
 
-impl<'p> Verifier<'p> {
+impl Default for Verifier {
+    /// A verifier under [`Policy::default`].
+    fn default() -> Verifier {
+        Verifier::new(Policy::default())
+    }
+}
+
+impl Verifier {
     /// A verifier under `policy`, with no path compiled yet.
-    pub fn new(policy: &'p Policy) -> Verifier<'p> {
-        Verifier { policy, cache: PathCache::default() }
+    pub fn new(policy: Policy) -> Verifier {
+        Verifier { policy, cache: PathCache::default(), fast: true, routes: RouteCounts::default() }
     }
 
-    /// The verdict of one invocation.
+    /// The policy every verdict is given under.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// The verdict of one invocation: for a caller that reads invocations one at a time and
+    /// drops each raw output once verified (group the verdicts with
+    /// [`VerdictSet`](crate::VerdictSet)).
     pub fn verify(&self, invocation: &Invocation) -> Verdict {
-        verify_with(invocation, self.policy, &self.cache, true)
+        verify_with(invocation, &self.policy, &self.cache, self.fast, &self.routes)
     }
-}
 
-fn verify_run_with(run: &Run, policy: &Policy, cache: &PathCache) -> RunReport {
-    let verdicts = run.invocations.par_iter().map(|inv| verify_with(inv, policy, cache, true)).collect();
-    RunReport::of(run.run_id.clone(), run.session_id.clone(), verdicts)
+    /// The report of one run, its invocations verified in parallel; equal, byte for byte, to
+    /// verifying them one by one.
+    pub fn verify_run(&self, run: &Run) -> RunReport {
+        let verdicts = run.invocations.par_iter().map(|inv| self.verify(inv)).collect();
+        RunReport::of(run.run_id.clone(), run.session_id.clone(), verdicts)
+    }
+
+    /// One report of several runs (verified in parallel), runs kept in the given order.
+    pub fn verify_runs(&self, runs: &[Run]) -> Report {
+        Report::new(runs.par_iter().map(|run| self.verify_run(run)).collect())
+    }
+
+    /// This verifier with the fast routes turned off: every document is parsed into our
+    /// tree. The verdicts are the same — the tests and fuzz targets that prove it compare
+    /// the two.
+    #[doc(hidden)]
+    pub fn tree_route_only(mut self) -> Verifier {
+        self.fast = false;
+        self
+    }
+
+    /// How many documents were loaded along each route so far, `[located, value, tree]` (a
+    /// route is counted even when the text turns out not to be JSON, or too deep, and the
+    /// load ends on our tree or a limit), and how many expanded views were asked for: the tests that compare routes check that the route
+    /// they mean to test was taken.
+    #[doc(hidden)]
+    pub fn route_counts(&self) -> ([u64; 3], u64) {
+        let get = |n: &AtomicU64| n.load(Ordering::Relaxed);
+        (
+            [get(&self.routes.located), get(&self.routes.value), get(&self.routes.tree)],
+            get(&self.routes.expanded),
+        )
+    }
 }
 
 /// Checks the refs of one invocation in order, loading its document on the first ref that
 /// needs it.
 struct Checker<'a> {
     inv: &'a Invocation,
+    raw: Raw<'a>,
     policy: &'a Policy,
     cache: &'a PathCache,
-    route: Route<'a>,
+    routes: &'a RouteCounts,
+    route: Route,
     document: Option<Result<Document<'a>, Absent>>,
     /// Some ref was decided on the expanded view (JSON inside strings).
     descended: bool,
@@ -89,9 +122,15 @@ struct Checker<'a> {
     preview_normalized: OnceCell<String>,
 }
 
-fn verify_with(inv: &Invocation, policy: &Policy, cache: &PathCache, fast: bool) -> Verdict {
+fn verify_with(
+    inv: &Invocation,
+    policy: &Policy,
+    cache: &PathCache,
+    fast: bool,
+    routes: &RouteCounts,
+) -> Verdict {
     let claim = read_claim(inv.retrieval_details.as_ref(), policy.limits.max_refs);
-    let source = source_of(inv);
+    let (source, raw) = Raw::of(inv);
     let mut warnings = Vec::new();
     if inv.invalid_utf8 {
         warnings.push(Warning::InvalidUtf8);
@@ -119,11 +158,13 @@ fn verify_with(inv: &Invocation, policy: &Policy, cache: &PathCache, fast: bool)
     }
     let failed = inv.success == Some(false);
     // A failed call's refs are not checked: no route is worth choosing.
-    let route = Route::choose(inv, refs, policy, cache, fast && !failed);
+    let route = Route::choose(raw, refs, policy, cache, fast && !failed);
     let mut checker = Checker {
         inv,
+        raw,
         policy,
         cache,
+        routes,
         route,
         document: None,
         descended: false,
@@ -193,8 +234,13 @@ impl<'a> Checker<'a> {
         };
         let (raw_path, text) = claimed.echo();
         let (rung, matched_path) = checked.hit.unzip();
+        let cache = self.cache;
+        let path_error = raw_path.as_deref().and_then(|given| {
+            path_problem(checked.outcome, given, |path| cache.get(path).as_ref().as_ref().err().cloned())
+        });
         RefReport {
             index,
+            path_error,
             raw_path,
             text,
             outcome: checked.outcome,
@@ -212,13 +258,14 @@ impl<'a> Checker<'a> {
         text.len() > max && text.chars().count() > max
     }
 
-    /// Steps 1-5 of §3.3 for a ref of a call that did not fail.
+    /// Steps 1-5 of docs/verification.md#checking-a-ref for a ref of a call that did not fail.
     fn check(&mut self, r: &EvidenceRef) -> Checked {
         if r.text.trim().is_empty() {
             return RefOutcome::EmptyText.into();
         }
         let (inv, policy, route) = (self.inv, self.policy, &self.route);
-        let document = match self.document.get_or_insert_with(|| Document::load(inv, route, policy)) {
+        let (raw, routes) = (self.raw, self.routes);
+        let document = match self.document.get_or_insert_with(|| Document::load(raw, route, policy, routes)) {
             Ok(document) => document,
             Err(Absent::OverLimit) => return RefOutcome::LimitExceeded.into(),
             Err(Absent::Unavailable) => {
@@ -242,7 +289,7 @@ impl<'a> Checker<'a> {
             Err(_) => return RefOutcome::InvalidPath.into(),
         };
         let ladder = Ladder { policy, needle: Needle::new(&r.text) };
-        let searched = document.search(path_text, path, policy, &ladder);
+        let searched = document.search(path_text, path, &ladder);
         self.descended |= searched.descended;
         let mut checked = searched.found.unwrap_or_else(|OverLimit| RefOutcome::LimitExceeded.into());
         if matches!(checked.outcome, RefOutcome::PathNotFound | RefOutcome::TextNotFound) {
@@ -252,7 +299,7 @@ impl<'a> Checker<'a> {
     }
 }
 
-/// The first leaf of the whole document that holds the quote (§3.7 `elsewhere`): in the
+/// The first leaf of the whole document that holds the quote (docs/verification.md#near-misses `elsewhere`): in the
 /// document as written, else in its expanded view — where only what expansion added can
 /// hold it, the rest being the document as written; none in a view past the node limit.
 fn elsewhere(
@@ -262,18 +309,18 @@ fn elsewhere(
     haystacks: &[OnceCell<Haystack>; 2],
 ) -> Option<String> {
     for (which, haystack) in [Which::Plain, Which::Expanded].into_iter().zip(haystacks) {
-        match document.search_whole(which, policy, &Elsewhere { needle, policy, haystack }) {
-            Ok(Some(Some(path))) => return Some(path),
+        match document.search_whole(which, &Elsewhere { needle, policy, haystack }) {
+            Selected::Found(Some(path)) => return Some(path),
             // No string of the text could hold JSON: it has no expanded view.
-            Ok(Some(None)) if haystack.get().is_some_and(Haystack::rules_out_expanded) => return None,
-            Ok(Some(None)) => {}
-            Ok(None) | Err(OverLimit) => return None,
+            Selected::Found(None) if haystack.get().is_some_and(Haystack::rules_out_expanded) => return None,
+            Selected::Found(None) => {}
+            Selected::Nothing | Selected::OverLimit => return None,
         }
     }
     None
 }
 
-/// Steps 4 and 5 of §3.3 as a [`Search`]: the selected nodes' leaves, rung by rung.
+/// Steps 4 and 5 of docs/verification.md#checking-a-ref as a [`Search`]: the selected nodes' leaves, rung by rung.
 struct Ladder<'a> {
     policy: &'a Policy,
     needle: Needle<'a>,
@@ -335,7 +382,13 @@ mod tests {
             };
             for fast in [true, false] {
                 let before = CALLS.with(Cell::get);
-                let verdict = verify_with(&inv, &Policy::default(), &PathCache::default(), fast);
+                let verdict = verify_with(
+                    &inv,
+                    &Policy::default(),
+                    &PathCache::default(),
+                    fast,
+                    &RouteCounts::default(),
+                );
                 let calls = CALLS.with(Cell::get) - before;
                 assert!(verdict
                     .refs

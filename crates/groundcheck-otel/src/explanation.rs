@@ -107,6 +107,7 @@ mod tests {
             in_preview: None,
             nearest: None,
             elsewhere: None,
+            path_error: None,
         }
     }
 

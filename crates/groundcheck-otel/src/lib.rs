@@ -14,7 +14,7 @@
 //! The crate is pure: no I/O, no clock (the caller gives the time in [`Context`]).
 //!
 //! ```
-//! use groundcheck_core::{verify_invocation, Invocation, Json, Policy, RawOutput};
+//! use groundcheck_core::{Invocation, Json, Policy, RawOutput, Verifier};
 //! use groundcheck_otel::{evaluation_record, json_line, Batcher, Context, Origin, RunIds};
 //!
 //! let invocation = Invocation {
@@ -26,7 +26,7 @@
 //!     raw_output: Some(RawOutput::Text(r#"{"logs": ["dial: connection refused"]}"#.into())),
 //!     ..Invocation::default()
 //! };
-//! let verdict = verify_invocation(&invocation, &Policy::default());
+//! let verdict = Verifier::new(Policy::default()).verify(&invocation);
 //! let context = Context { time_unix_nano: 1_700_000_000_000_000_000, policy: "require=all;match=elided" };
 //! let record = evaluation_record(&verdict, RunIds::default(), context);
 //! assert_eq!(record.event_name, "gen_ai.evaluation.result");
@@ -36,7 +36,7 @@
 //! let line = json_line(&batcher.take().expect("one record"));
 //! assert!(line.contains(r#""timeUnixNano":"1700000000000000000""#));
 //! assert!(line.contains(r#"{"key":"gen_ai.evaluation.score.value","value":{"doubleValue":1.0}}"#));
-//! # Ok::<(), groundcheck_core::JsonError>(())
+//! # Ok::<(), groundcheck_core::Error>(())
 //! ```
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

@@ -22,8 +22,9 @@ use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
 use groundcheck_core::{
-    expanded_document, pretty, raw_document, Invocation, Json, Policy, Pretty, RefOutcome, RefReport, Report,
-    Run, RunReport, Rung, Score, Source, Status, Verdict,
+    view::{expanded_document, pretty, raw_document, Pretty},
+    Invocation, Json, Policy, RefOutcome, RefReport, Report, Run, RunReport, Rung, Score, Source, Status,
+    Verdict,
 };
 use sha2::{Digest, Sha256};
 
@@ -358,8 +359,8 @@ fn explanation(r: &RefReport) -> Vec<String> {
             }
             None => lines.push("No raw output to check against.".into()),
         },
-        outcome => {
-            if let Some(problem) = r.raw_path.as_deref().and_then(|p| path_problem(outcome, p)) {
+        _ => {
+            if let Some(problem) = path_problem(r) {
                 lines.push(text(&problem));
             }
         }

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use groundcheck_core::{exact_span, LeafKind, Line, Piece, Pretty};
+use groundcheck_core::view::{exact_span, LeafKind, Line, Piece, Pretty};
 
 use super::escape::{json_string, text};
 
@@ -237,7 +237,8 @@ fn forward(s: &str, at: usize, chars: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use groundcheck_core::{pretty, Json};
+    use groundcheck_core::view::pretty;
+    use groundcheck_core::Json;
 
     fn marks<'q>(lines: &[Option<usize>], kind: Kind, quote: Option<&'q str>) -> Vec<Mark<'q>> {
         lines

@@ -1,8 +1,8 @@
 //! Finding what singular paths select in one validating pass, without building the tree.
 //!
 //! Most evidence paths are singular (`$.logs[3].message`). For those the whole text must
-//! still be validated — a text that is not JSON is one string leaf (§3.2), and the depth
-//! limit and first-problem rule of §6 apply — but only the selected values need to exist as
+//! still be validated — a text that is not JSON is one string leaf (docs/verification.md#the-raw-document), and the depth
+//! limit and first-problem rule of docs/verification.md#limits apply — but only the selected values need to exist as
 //! trees. [`locate`] walks the text with the tree parser's own lexer, keeping a bitmask per
 //! open container of the paths still on course, and records the byte span of each target.
 
@@ -169,7 +169,7 @@ fn child(paths: &[Vec<Seg<'_>>], on_course: u64, depth: usize, seg: Seg<'_>) -> 
 }
 
 /// The set bits of `mask`, lowest first. Called for every value of every document, so it
-/// visits set bits only (walking all 64 positions made the locator 2–7× slower).
+/// visits set bits only (walking all 64 positions made the locator several times slower).
 fn bits(mut mask: u64) -> impl Iterator<Item = usize> {
     std::iter::from_fn(move || {
         (mask != 0).then(|| {

@@ -9,6 +9,7 @@
 
 mod expand;
 mod locate;
+mod normalized;
 mod parse;
 mod tree;
 mod value;
@@ -17,8 +18,9 @@ mod write;
 
 pub(crate) use expand::{expand, Expanded};
 pub(crate) use locate::{locate, Seg, MAX_PATHS};
+pub(crate) use normalized::{join, push_index, push_name, push_steps};
 pub(crate) use parse::parse_with_depth_limit;
-pub use parse::{JsonError, JsonErrorKind};
+pub(crate) use parse::JsonErrorKind;
 pub(crate) use tree::{holds_at_most, Rewritten, Step, Tree};
 pub(crate) use value::to_serde_value;
 pub(crate) use walk::{leaf_path as text_leaf_path, text_leaves, TextLeaves};
@@ -41,7 +43,7 @@ pub(crate) enum Node {
 }
 
 impl Node {
-    /// The text a leaf is matched by (§3.3 step 5), or `None` for containers.
+    /// The text a leaf is matched by (docs/verification.md#the-ladder), or `None` for containers.
     pub(crate) fn leaf_text(&self) -> Option<&str> {
         match self {
             Node::Null => Some("null"),
@@ -76,16 +78,19 @@ impl Json {
     ///
     /// There is no depth limit here: deep documents are parsed without recursion. Use the
     /// verification policy to bound depth.
-    pub fn parse(text: &str) -> Result<Json, JsonError> {
-        parse_with_depth_limit(text, usize::MAX)
+    ///
+    /// Fails with [`ErrorKind::Json`](crate::ErrorKind::Json), at the first problem met reading
+    /// from the start.
+    pub fn parse(text: &str) -> Result<Json, crate::Error> {
+        Ok(parse_with_depth_limit(text, usize::MAX)?)
     }
 
-    /// A document that is a single string: what a non-JSON tool output becomes (§3.2).
+    /// A document that is a single string: what a non-JSON tool output becomes (docs/verification.md#the-raw-document).
     pub fn string(text: &str) -> Json {
         Json { root: Node::String(text.into()), depth: 1 }
     }
 
-    /// Nesting depth as §6 counts it: the root is 1 (`1`, `[1]` and `{"a":1}` are all 1), an
+    /// Nesting depth as docs/verification.md#limits counts it: the root is 1 (`1`, `[1]` and `{"a":1}` are all 1), an
     /// array or object inside another is one deeper (`[[]]` is 2).
     pub fn depth(&self) -> usize {
         self.depth

@@ -1,29 +1,34 @@
 //! Strict RFC 8259 parsing into [`Node`] trees, without recursion.
 //!
 //! The parser is an explicit-stack state machine so nesting depth costs heap, not stack. It
-//! stops at the first problem met reading from the start, which is how §6 decides between
+//! stops at the first problem met reading from the start, which is how docs/verification.md#limits decides between
 //! "too deep" and "not JSON" for a text that is both.
 
 use super::{drop_flat, Json, Node};
+use crate::error::{Error, ErrorKind, Position};
+
+impl From<JsonError> for Error {
+    fn from(e: JsonError) -> Error {
+        e.into_error(ErrorKind::Json)
+    }
+}
 
 /// Why a text is not acceptable JSON, and where.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("line {line}, column {column}: {kind}")]
-pub struct JsonError {
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct JsonError {
     /// What went wrong.
-    pub kind: JsonErrorKind,
+    pub(crate) kind: JsonErrorKind,
     /// Byte offset of the offending character.
-    pub offset: usize,
+    pub(crate) offset: usize,
     /// 1-based line of the offending character.
-    pub line: usize,
+    pub(crate) line: usize,
     /// 1-based column, in characters, of the offending character.
-    pub column: usize,
+    pub(crate) column: usize,
 }
 
 /// The kinds of [`JsonError`]. Only `TooDeep` is a limit; every other kind means "not JSON".
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum JsonErrorKind {
+pub(crate) enum JsonErrorKind {
     /// Nesting went beyond the depth limit before any syntax problem was met.
     #[error("nesting deeper than {0}")]
     TooDeep(usize),
@@ -54,6 +59,17 @@ pub enum JsonErrorKind {
 }
 
 impl JsonError {
+    /// The public error, of `kind` (a bundle file that is not JSON is a bundle error).
+    pub(crate) fn into_error(self, kind: ErrorKind) -> Error {
+        let position = Position { offset: self.offset, line: self.line, column: self.column };
+        Error::at(kind, self.kind.to_string(), position)
+    }
+
+    /// Whether this is the depth limit rather than "not JSON".
+    pub(crate) fn too_deep(&self) -> bool {
+        matches!(self.kind, JsonErrorKind::TooDeep(_))
+    }
+
     fn at(text: &str, offset: usize, kind: JsonErrorKind) -> JsonError {
         let before = &text[..offset];
         let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
@@ -546,7 +562,7 @@ fn special_in(word: u64) -> u64 {
     quote | backslash | control
 }
 
-/// Applies §3.5's rule for repeated keys: the last value, at the first position.
+/// Applies docs/verification.md#order's rule for repeated keys: the last value, at the first position.
 fn dedup_members(mut members: Vec<(Box<str>, Node)>) -> Vec<(Box<str>, Node)> {
     if members.len() < 2 {
         return members;
@@ -580,7 +596,7 @@ mod tests {
     use super::*;
 
     fn kind(text: &str) -> JsonErrorKind {
-        Json::parse(text).unwrap_err().kind
+        parse_with_depth_limit(text, usize::MAX).unwrap_err().kind
     }
 
     #[test]
@@ -675,7 +691,7 @@ mod tests {
         let unterminated = "[".repeat(10_000);
         let err = std::thread::Builder::new()
             .stack_size(64 * 1024)
-            .spawn(move || Json::parse(&unterminated).map(|_| ()))
+            .spawn(move || parse_with_depth_limit(&unterminated, usize::MAX).map(|_| ()))
             .unwrap()
             .join()
             .unwrap();
@@ -684,8 +700,8 @@ mod tests {
 
     #[test]
     fn error_points_at_line_and_column() {
-        let err = Json::parse("{\n  \"a\": tru\n}").unwrap_err();
+        let err = parse_with_depth_limit("{\n  \"a\": tru\n}", usize::MAX).unwrap_err();
         assert_eq!((err.line, err.column), (2, 8));
-        assert_eq!(err.to_string(), "line 2, column 8: unexpected character 't'");
+        assert_eq!(crate::Error::from(err).to_string(), "line 2, column 8: unexpected character 't'");
     }
 }

@@ -31,7 +31,7 @@ pub(crate) trait Tree: Sync {
     /// keep every text — so a search of our tree cannot stop that way, by its type.
     type Rewritten: Send;
 
-    /// The text a leaf is matched by (§3.3 step 5), or `None` for containers.
+    /// The text a leaf is matched by (docs/verification.md#the-ladder), or `None` for containers.
     fn leaf_text(&self) -> Option<&str>;
     /// The child at `step`, if this is a container that has it.
     fn child(&self, step: Step<'_>) -> Option<&Self>;

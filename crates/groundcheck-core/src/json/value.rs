@@ -10,7 +10,7 @@ use serde_json::{Map, Number, Value};
 
 use super::Node;
 
-/// Nesting depth of `root` as §6 counts it (at least 1).
+/// Nesting depth of `root` as docs/verification.md#limits counts it (at least 1).
 pub(crate) fn depth_of(root: &Node) -> usize {
     let mut max = 1;
     let mut stack = vec![(root, 0usize)];

@@ -9,8 +9,8 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 
+use super::normalized::{push_index, push_name};
 use super::parse::{JsonError, Parser};
-use crate::path::{push_index, push_name};
 
 /// The text's leaves cannot be read in the tree's order from the text: an object repeats a
 /// key, or the text is not the valid JSON the locator already checked.

@@ -1,4 +1,6 @@
-//! A document laid out one value a line, for a person: what the HTML evidence page shows.
+//! A raw document as a person is shown it (the HTML evidence page): the document as
+//! verification reads it ([`raw_document`], [`expanded_document`]), laid out one value a line
+//! ([`pretty`]), and where the `exact` rung finds a quote in a leaf ([`exact_span`]).
 //!
 //! The page marks the leaves a report names by their normalized paths (`matched_path`,
 //! `nearest.path`, `elsewhere`), so the layout finds those paths while it walks, with the
@@ -6,11 +8,32 @@
 //! one path buffer, so a 10,000-deep document costs heap, not stack, and a leaf costs no
 //! allocation beyond its line.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::boundary::Whole;
-use crate::json::{Json, Node};
-use crate::path::{push_index, push_name};
+use crate::invocation::Invocation;
+use crate::json::{expand, push_index, push_name, Expanded, Json, Node};
+use crate::policy::Policy;
+
+/// `inv`'s raw document as verification reads it (the raw output, else a raw-output file
+/// that was read, else a complete preview; text that is not JSON is one string), so that a
+/// page shows exactly what was searched. `None` when there is no document, or it passes the
+/// size or depth limit.
+pub fn raw_document<'a>(inv: &'a Invocation, policy: &Policy) -> Option<Cow<'a, Json>> {
+    crate::document::tree_of(inv, policy)
+}
+
+/// The expanded view of `doc` (JSON inside strings replaced by what it holds, as
+/// verification reads it when a path selects nothing in the document as written), or
+/// `None` when no string holds JSON or the view would pass the depth limit. Paths a report
+/// gives for refs decided on the expanded view name leaves of this view.
+pub fn expanded_document(doc: &Json, policy: &Policy) -> Option<Json> {
+    match expand(Cow::Borrowed(doc), policy.limits.max_depth) {
+        Ok(Some(Expanded { doc, .. })) => Some(doc),
+        Ok(None) | Err(_) => None,
+    }
+}
 
 /// One line of a [`Pretty`] layout: a member name or nothing, then one piece.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,0 +1,134 @@
+//! How much of a document is built, chosen once per invocation from its raw document and its
+//! refs, before anything is parsed. The routes change no verdict; they differ only in cost.
+//!
+//! - **Located**: the document is text and every checked ref's path is singular. The text
+//!   is validated in one pass and only what the paths select is parsed (`json::locate`).
+//! - **Value**: text for general paths, parsed straight into the `serde_json::Value` that
+//!   serde_json_path queries (the workspace builds serde_json with `arbitrary_precision`, so
+//!   numbers keep their text — all but exponents, see [`Document::search`](super::Document::search)).
+//! - **Tree**: our own [`Json`] tree, which keeps every number's text and has no depth limit
+//!   of its own. It takes the raw output given as JSON, text serde_json rejects (not JSON, or
+//!   deeper than [`SERDE_MAX_DEPTH`]) and every document of a verifier told to take it alone.
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use super::source::Raw;
+use super::views::{TreeDoc, View};
+use super::{Absent, OverLimit};
+use crate::cache::{Compiled, PathCache};
+use crate::claim::ClaimedRef;
+use crate::json::{locate, parse_with_depth_limit, Json, MAX_PATHS};
+use crate::path::EvidencePath;
+use crate::policy::Policy;
+
+/// The deepest document serde_json parses (its recursion limit); deeper ones take the tree.
+pub(crate) const SERDE_MAX_DEPTH: usize = 127;
+
+/// How an invocation's document is loaded.
+pub(crate) enum Route {
+    /// Only what these singular paths (trimmed text, compiled) select is parsed.
+    Located { plan: Vec<(String, Compiled)> },
+    /// One `serde_json::Value`, when serde_json accepts the text.
+    Value,
+    /// Our own tree.
+    Tree,
+}
+
+impl Route {
+    /// The cheapest route for `refs` over `raw` (`fast: false` always takes the tree).
+    pub(crate) fn choose(
+        raw: Raw<'_>,
+        refs: &[ClaimedRef],
+        policy: &Policy,
+        cache: &PathCache,
+        fast: bool,
+    ) -> Route {
+        match raw.text() {
+            Some(_) if fast => match singular_plan(refs, policy, cache) {
+                Some(plan) => Route::Located { plan },
+                None => Route::Value,
+            },
+            _ => Route::Tree,
+        }
+    }
+
+    /// The document of `raw` (text when the route is not the tree), built along this route.
+    pub(crate) fn load<'a>(&self, raw: Raw<'a>, policy: &Policy) -> Result<View<'a>, Absent> {
+        match (self, raw) {
+            (Route::Located { plan }, Raw::Text(text)) => Ok(located(text, plan, policy)?),
+            (Route::Value, Raw::Text(text)) => value(raw, text, policy),
+            _ => TreeDoc::load(raw, policy).map(View::Tree),
+        }
+    }
+}
+
+/// The distinct singular paths to locate, when every ref that will be checked has one
+/// (invalid and over-long paths aside: they need no document). `None`: a general path.
+fn singular_plan(refs: &[ClaimedRef], policy: &Policy, cache: &PathCache) -> Option<Vec<(String, Compiled)>> {
+    let mut plan: Vec<(String, Compiled)> = Vec::new();
+    for r in refs {
+        let ClaimedRef::Evidence(r) = r else { continue };
+        let path = r.raw_path.trim();
+        if path.chars().count() > policy.limits.max_path_chars || plan.iter().any(|(p, _)| p == path) {
+            continue;
+        }
+        let compiled = cache.get(path);
+        match compiled.as_ref() {
+            Err(_) => continue,
+            Ok(p) if p.singular().is_none() => return None,
+            Ok(_) => plan.push((path.to_string(), compiled)),
+        }
+    }
+    (!plan.is_empty() && plan.len() <= MAX_PATHS).then_some(plan)
+}
+
+/// Loads the text for `plan`'s singular paths only: validated whole, but only the selected
+/// values parsed. Not JSON: the whole text is one string, on our tree.
+fn located<'a>(text: &'a str, plan: &[(String, Compiled)], policy: &Policy) -> Result<View<'a>, OverLimit> {
+    if text.len() > policy.limits.max_output_bytes {
+        return Err(OverLimit);
+    }
+    let singular: Vec<_> = plan
+        .iter()
+        .filter_map(|(_, path)| path.as_ref().as_ref().ok().and_then(EvidencePath::singular))
+        .collect();
+    let segs: Vec<_> = singular.iter().map(|(segs, _)| segs.clone()).collect();
+    match locate(text, &segs, policy.limits.max_depth) {
+        Ok(spans) => Ok(View::Located {
+            found: plan
+                .iter()
+                .zip(singular.iter().zip(spans))
+                .map(|((key, _), ((_, normalized), span))| {
+                    let found = span
+                        .and_then(|r| parse_with_depth_limit(&text[r], usize::MAX).ok())
+                        .map(|doc| (normalized.clone(), doc));
+                    (key.clone(), found)
+                })
+                .collect(),
+            text,
+            whole: None,
+        }),
+        Err(e) if e.too_deep() => Err(OverLimit),
+        Err(_) => Ok(View::Tree(TreeDoc::new(Cow::Owned(Json::string(text))))),
+    }
+}
+
+/// Loads text for general paths as a `Value` when serde_json accepts it (then it is valid
+/// JSON no deeper than [`SERDE_MAX_DEPTH`], so within any depth limit at least that large);
+/// anything else — not JSON, or deeper — takes our tree, which decides it exactly. A smaller
+/// depth limit takes the tree too: the limit counts the text's nesting, including values a
+/// repeated key discards, which a `Value` no longer has.
+fn value<'a>(raw: Raw<'a>, text: &'a str, policy: &Policy) -> Result<View<'a>, Absent> {
+    let limits = &policy.limits;
+    if text.len() > limits.max_output_bytes {
+        return Err(Absent::OverLimit);
+    }
+    if limits.max_depth >= SERDE_MAX_DEPTH {
+        if let Ok(value) = serde_json::from_str::<Value>(text) {
+            return Ok(View::Value { value, text });
+        }
+    }
+    TreeDoc::load(raw, policy).map(View::Tree)
+}

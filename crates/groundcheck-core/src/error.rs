@@ -1,0 +1,154 @@
+//! The crate's one error type: every failure a caller can meet (a text that is not JSON, a
+//! path that is not a path, a bundle file that breaks the format, a name or a score that is
+//! not one) is an [`Error`] with an [`ErrorKind`], a message and, where there is one, a place.
+//!
+//! Problems inside a well-formed row are never errors: they are verdicts.
+
+use std::fmt;
+
+/// Why an operation of this crate failed: its [`kind`](Error::kind), what is wrong
+/// ([`message`](Error::message)) and where ([`position`](Error::position) in a text,
+/// [`place`](Error::place) inside a bundle file).
+///
+/// One type for the whole crate, so a binding maps each [`ErrorKind`] to one exception class
+/// and reads the place the same way whatever failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    kind: ErrorKind,
+    message: String,
+    position: Option<Position>,
+    place: Option<String>,
+}
+
+/// What kind of failure an [`Error`] is. New kinds may come in minor versions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// A text is not JSON (RFC 8259, strictly): [`Json::parse`](crate::Json::parse).
+    Json,
+    /// A bundle file is not JSON, or breaks the bundle format: [`Bundle::parse`](crate::Bundle::parse).
+    Bundle,
+    /// A path is neither RFC 9535 JSONPath nor an RFC 6901 JSON Pointer.
+    Path,
+    /// A path may be valid JSONPath but is not run, because it passes a limit
+    /// ([`Limits::FILTER_NESTING_CEILING`](crate::Limits::FILTER_NESTING_CEILING)):
+    /// verification gives such a ref `limit_exceeded`, not `invalid_path`.
+    PathLimit,
+    /// [`resolve`](crate::resolve) would run a JSONPath query on a document nested deeper
+    /// than [`Limits::QUERY_DEPTH_CEILING`](crate::Limits::QUERY_DEPTH_CEILING), or on an
+    /// expanded view nested deeper than the depth limit.
+    TooDeep,
+    /// An `id` seen twice in one run ([`RunSet::push`](crate::RunSet::push),
+    /// [`VerdictSet::push`](crate::VerdictSet::push)).
+    DuplicateId,
+    /// A text that is not one of an enum's names (a stored `status` written by a future
+    /// engine version, a misspelt `--match`).
+    UnknownName,
+    /// A text that is not a [`Score`](crate::Score).
+    Score,
+}
+
+/// Where in a text an error is: a byte offset, and the 1-based line and column (in
+/// characters) of the same place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Position {
+    /// Byte offset of the offending character (the text's length when it ends too early).
+    pub offset: usize,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in characters (Unicode scalar values).
+    pub column: usize,
+}
+
+impl Error {
+    /// What kind of failure this is.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+
+    /// What is wrong, without the place: `unexpected end of input`, `required integer is
+    /// missing`.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// Where in the text the problem is, when the error is about a text: a JSON text (and a
+    /// bundle file that is not JSON), or a path (line 1; the column counts the path's
+    /// characters).
+    pub fn position(&self) -> Option<Position> {
+        self.position
+    }
+
+    /// Where inside a bundle file the problem is, as a JSON location such as
+    /// `$.invocations[2].id`, for a bundle that is JSON but breaks the format.
+    pub fn place(&self) -> Option<&str> {
+        self.place.as_deref()
+    }
+
+    pub(crate) fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
+        Error { kind, message: message.into(), position: None, place: None }
+    }
+
+    /// A bundle that is JSON but breaks the format at `place`.
+    pub(crate) fn bundle(place: impl Into<String>, message: impl Into<String>) -> Error {
+        Error { place: Some(place.into()), ..Error::new(ErrorKind::Bundle, message) }
+    }
+
+    /// An error of `kind` at `position` of a text.
+    pub(crate) fn at(kind: ErrorKind, message: impl Into<String>, position: Position) -> Error {
+        Error { position: Some(position), ..Error::new(kind, message) }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.kind, &self.place, &self.position) {
+            (_, Some(place), _) => write!(f, "{place}: {}", self.message),
+            (ErrorKind::Path | ErrorKind::PathLimit, None, Some(at)) => {
+                write!(f, "invalid path at character {}: {}", at.column, self.message)
+            }
+            (_, None, Some(at)) => write!(f, "line {}, column {}: {}", at.line, at.column, self.message),
+            (_, None, None) => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_are_send_sync_and_static() {
+        fn check<E: std::error::Error + Send + Sync + 'static>() {}
+        check::<Error>();
+    }
+
+    #[test]
+    fn each_kind_says_where() {
+        let json = crate::Json::parse("{\n  \"a\": tru }").unwrap_err();
+        assert_eq!(json.kind(), ErrorKind::Json);
+        assert_eq!(json.position(), Some(Position { offset: 9, line: 2, column: 8 }));
+        assert_eq!(json.message(), "unexpected character 't'");
+        assert_eq!(json.to_string(), "line 2, column 8: unexpected character 't'");
+
+        let bundle = crate::Bundle::parse(r#"{"invocations": [{"id": "7"}]}"#).unwrap_err();
+        assert_eq!(
+            (bundle.kind(), bundle.place(), bundle.position()),
+            (ErrorKind::Bundle, Some("$.invocations[0].id"), None)
+        );
+        let syntax = crate::Bundle::parse("{\n,").unwrap_err();
+        assert_eq!(syntax.kind(), ErrorKind::Bundle);
+        assert_eq!(syntax.position(), Some(Position { offset: 2, line: 2, column: 1 }));
+
+        let path = crate::resolve("$.a[", &crate::Json::parse("{}").unwrap()).unwrap_err();
+        assert_eq!(path.kind(), ErrorKind::Path);
+        assert_eq!(path.position().map(|p| (p.offset, p.line, p.column)), Some((3, 1, 4)));
+        assert_eq!(path.to_string(), format!("invalid path at character 4: {}", path.message()));
+
+        let name = "fuzzy-ish".parse::<crate::Rung>().unwrap_err();
+        assert_eq!((name.kind(), name.position()), (ErrorKind::UnknownName, None));
+        assert_eq!("1.5".parse::<crate::Score>().unwrap_err().kind(), ErrorKind::Score);
+    }
+}

@@ -1,0 +1,330 @@
+//! House rules checked on the sources themselves (rust-analyzer's `tidy` idea): a rule
+//! nothing checks is a rule that drifts. Each test reads the workspace's `.rs` files.
+//!
+//! - **Modules import each other without loops**, in every crate and at every level: inside
+//!   each folder (the crate's `src/`, or a module's folder), the arrows between its children
+//!   (`crate::`, `super::` and `self::` paths in the code, tests aside) form no cycle — which
+//!   also rules out an arrow that runs back up from a submodule to a module that imports its
+//!   parent (`json/walk.rs` → `path` while `path` → `json`).
+//! - **Every source file opens with a `//!`** paragraph saying what it is for.
+//! - **No bare `§<digit>`**: the rules live in `docs/verification.md`, whose sections have
+//!   anchors; a `§` only follows an RFC number (`RFC 9535 §2.7`).
+//! - **No timing figures in comments**: measurements change with the machine and the code;
+//!   they live in `benches/README.md`, beside the command that made them.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use crate::harness::repo;
+
+/// Every `.rs` file of the workspace that is ours (no build output, no vendored data).
+fn sources() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = ["src", "crates", "tests", "benches", "examples", "fuzz"].map(repo).to_vec();
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy();
+            if path.is_dir() {
+                if !matches!(&*name, "target" | "data" | "corpus" | "artifacts" | "snapshots") {
+                    stack.push(path);
+                }
+            } else if name.ends_with(".rs") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// The source roots of the workspace's crates: the binary's `src/` and each `crates/*/src/`.
+fn crate_roots() -> Vec<PathBuf> {
+    let mut roots = vec![repo("src")];
+    for entry in std::fs::read_dir(repo("crates")).unwrap() {
+        let src = entry.unwrap().path().join("src");
+        if src.is_dir() {
+            roots.push(src);
+        }
+    }
+    roots
+}
+
+/// The module path of `file` under its crate's `root`: `json/walk.rs` → `[json, walk]`,
+/// `document/mod.rs` → `[document]`, `lib.rs` → `[]`.
+fn module_of(root: &Path, file: &Path) -> Vec<String> {
+    let mut parts: Vec<String> =
+        file.strip_prefix(root).unwrap().iter().map(|p| p.to_string_lossy().into_owned()).collect();
+    let last = parts.pop().unwrap();
+    let stem = last.trim_end_matches(".rs");
+    if !(parts.is_empty() && matches!(stem, "lib" | "main")) && stem != "mod" {
+        parts.push(stem.to_string());
+    }
+    parts
+}
+
+/// The module paths `code` (a file of module `module`) names through `crate::`, `super::`
+/// and `self::`, comments and code under `#[cfg(test)]` at the end of the file aside.
+fn imports(module: &[String], code: &str) -> Vec<Vec<String>> {
+    let code = code.find("#[cfg(test)]\nmod tests").map_or(code, |at| &code[..at]);
+    // Comments name modules without depending on them (a doc link is not an import).
+    let code: String =
+        code.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
+    let code = code.as_str();
+    let mut found = Vec::new();
+    for (prefix, base) in [
+        ("crate::", Vec::new()),
+        ("super::", module[..module.len().saturating_sub(1)].to_vec()),
+        ("self::", module.to_vec()),
+    ] {
+        for (at, _) in code.match_indices(prefix) {
+            // `pub(crate)`, `pub(super)`: not paths.
+            if code[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == ':') {
+                continue;
+            }
+            let rest = &code[at + prefix.len()..];
+            let mut names = Vec::new();
+            collect(rest, &mut Vec::new(), &mut names);
+            found.extend(names.into_iter().map(|tail| base.iter().cloned().chain(tail).collect()));
+        }
+    }
+    found
+}
+
+/// The paths a `use` tree starting at `rest` names, each as its segments (at most the
+/// first three are needed: modules nest no deeper).
+fn collect(rest: &str, prefix: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+    let word: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+    if let Some(list) = rest.strip_prefix('{') {
+        let mut depth = 0;
+        let mut start = 0;
+        for (i, c) in list.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' if depth == 0 => {
+                    collect(list[start..i].trim(), prefix, out);
+                    return;
+                }
+                '}' => depth -= 1,
+                ',' if depth == 0 => {
+                    collect(list[start..i].trim(), prefix, out);
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        return;
+    }
+    if word.is_empty() || word == "self" {
+        if !prefix.is_empty() {
+            out.push(prefix.clone());
+        }
+        return;
+    }
+    prefix.push(word.clone());
+    match rest[word.len()..].strip_prefix("::") {
+        Some(more) if prefix.len() < 3 => collect(more, prefix, out),
+        _ => out.push(prefix.clone()),
+    }
+    prefix.pop();
+}
+
+/// Whether `module` is a module of the crate at `root` (a file or a folder).
+fn is_module(root: &Path, module: &[String]) -> bool {
+    let dir: PathBuf = module.iter().collect();
+    root.join(&dir).with_extension("rs").is_file() || root.join(&dir).join("mod.rs").is_file()
+}
+
+/// The arrows between sibling modules of every folder of the crate at `root`: for each
+/// folder (as its module path), each child's set of siblings it names.
+fn arrows(root: &Path) -> BTreeMap<Vec<String>, BTreeMap<String, BTreeSet<String>>> {
+    let mut folders: BTreeMap<Vec<String>, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let file = entry.unwrap().path();
+            if file.is_dir() {
+                stack.push(file);
+                continue;
+            }
+            let from = module_of(root, &file);
+            let code = std::fs::read_to_string(&file).unwrap();
+            for to in imports(&from, &code) {
+                // The longest prefix of `to` that is a module.
+                let to: Vec<String> = (1..=to.len())
+                    .rev()
+                    .map(|n| to[..n].to_vec())
+                    .find(|m| is_module(root, m))
+                    .unwrap_or_default();
+                let shared = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+                if shared < from.len() && shared < to.len() {
+                    let folder = folders.entry(from[..shared].to_vec()).or_default();
+                    folder.entry(from[shared].clone()).or_default().insert(to[shared].clone());
+                }
+            }
+        }
+    }
+    folders
+}
+
+/// The first cycle in `edges`, as the way round, if there is one.
+fn cycle(edges: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    for start in edges.keys() {
+        let mut todo: Vec<Vec<&str>> = vec![vec![start.as_str()]];
+        let mut seen = BTreeSet::new();
+        while let Some(way) = todo.pop() {
+            for next in edges.get(*way.last().unwrap()).into_iter().flatten() {
+                if next == start {
+                    return Some(way.iter().map(|s| s.to_string()).chain([next.clone()]).collect());
+                }
+                if seen.insert(next.as_str()) {
+                    todo.push(way.iter().copied().chain([next.as_str()]).collect());
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The loops among the sibling modules of every folder of the crate at `root`.
+fn loops(root: &Path) -> Vec<String> {
+    arrows(root)
+        .into_iter()
+        .filter_map(|(folder, edges)| {
+            cycle(&edges).map(|way| format!("{}: {}/ {}", root.display(), folder.join("/"), way.join(" → ")))
+        })
+        .collect()
+}
+
+#[test]
+fn no_crate_has_an_import_loop_or_an_arrow_back_up() {
+    let found: Vec<String> = crate_roots().iter().flat_map(|root| loops(root)).collect();
+    assert!(found.is_empty(), "import loops:\n{}", found.join("\n"));
+    // The check sees arrows at every level, or it would pass on anything.
+    let binary = arrows(&repo("src"));
+    assert!(binary[&Vec::new()]["cmd"].contains("load"), "{binary:?}");
+    let core = arrows(&repo("crates/groundcheck-core/src"));
+    assert!(core[&Vec::new()]["ladder"].contains("nearest"), "{core:?}");
+    assert!(core[&vec!["document".to_string()]]["routes"].contains("views"), "{core:?}");
+}
+
+/// A planted loop is found: the check would fail on the shape it exists to refuse.
+#[test]
+fn a_planted_loop_is_found() {
+    let dir = crate::harness::temp_dir();
+    let root = dir.path();
+    std::fs::create_dir(root.join("json")).unwrap();
+    let files = [
+        ("lib.rs", "//! A crate.\nmod json;\nmod path;\n"),
+        ("path.rs", "//! Paths.\nuse crate::json::Node;\n"),
+        ("json/mod.rs", "//! JSON.\nmod walk;\npub(crate) struct Node;\n"),
+        ("json/walk.rs", "//! A walk.\nuse crate::{path::push_name, json::Node};\nuse super::Node as N;\n"),
+    ];
+    for (name, code) in files {
+        std::fs::write(root.join(name), code).unwrap();
+    }
+    assert_eq!(loops(root).len(), 1, "{:?}", arrows(root));
+    std::fs::write(root.join("json/walk.rs"), "//! A walk.\nuse super::Node;\n").unwrap();
+    assert_eq!(loops(root), Vec::<String>::new());
+}
+
+#[test]
+fn every_source_file_opens_with_a_module_comment() {
+    let missing: Vec<String> = sources()
+        .into_iter()
+        .filter(|file| !std::fs::read_to_string(file).unwrap().trim_start().starts_with("//!"))
+        .map(|file| file.display().to_string())
+        .collect();
+    assert!(missing.is_empty(), "no `//!` paragraph:\n{}", missing.join("\n"));
+}
+
+/// Each line of `code` that breaks `rule`, as `file:line: text`.
+fn offending(rule: impl Fn(&str) -> bool) -> Vec<String> {
+    let mut found = Vec::new();
+    for file in sources() {
+        // This file, and the Markdown rule's own test, spell out what they refuse.
+        if file.ends_with("tidy.rs") || file.ends_with("readme/links.rs") {
+            continue;
+        }
+        for (n, line) in std::fs::read_to_string(&file).unwrap().lines().enumerate() {
+            if rule(line) {
+                found.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    found
+}
+
+/// Whether `line` has a `§` followed by a digit that does not follow "RFC NNNN ".
+fn bare_section(line: &str) -> bool {
+    line.match_indices('§').any(|(at, _)| {
+        let after = line[at + '§'.len_utf8()..].trim_start();
+        let before = line[..at].trim_end();
+        let rfc = before.len() >= 8
+            && before.is_char_boundary(before.len() - 8)
+            && before[before.len() - 8..].starts_with("RFC ")
+            && before[before.len() - 4..].bytes().all(|b| b.is_ascii_digit());
+        after.starts_with(|c: char| c.is_ascii_digit()) && !rfc
+    })
+}
+
+#[test]
+fn sections_are_named_by_their_anchor_not_a_bare_number() {
+    assert!(bare_section("see §3.3") && !bare_section("RFC 9535 §2.7") && !bare_section("RFC 9535 § 2"));
+    let found = offending(bare_section);
+    assert!(
+        found.is_empty(),
+        "a bare §: point at the docs/verification.md anchor instead:\n{}",
+        found.join("\n")
+    );
+}
+
+/// The comment of `line` (after `//`), with `code spans` and "quoted" text taken out: a
+/// number there is data, not a measurement.
+fn comment(line: &str) -> Option<String> {
+    let at = line.find("//")?;
+    let mut text = String::new();
+    let mut inside = None;
+    for c in line[at..].chars() {
+        match (inside, c) {
+            (None, '`' | '"') => inside = Some(c),
+            (Some(open), c) if c == open => inside = None,
+            (None, c) => text.push(c),
+            _ => {}
+        }
+    }
+    Some(text)
+}
+
+/// Whether a comment states a timing: a figure in ns, µs or ms, a throughput, or an
+/// instruction count.
+fn timing(line: &str) -> bool {
+    let Some(text) = comment(line) else { return false };
+    let words: Vec<&str> =
+        text.split(|c: char| c.is_whitespace() || c == '(' || c == ',' || c == ';').collect();
+    words.windows(2).any(|w| {
+        let figure = w[0].trim_start_matches(['~', '≈']).parse::<f64>().is_ok();
+        let unit = w[1].trim_end_matches(['.', ')', ':']);
+        figure && matches!(unit, "ns" | "µs" | "us" | "ms" | "MB/s" | "GB/s" | "MiB/s" | "GiB/s")
+    }) || words.iter().any(|w| {
+        let w = w.trim_end_matches(['.', ')', ':']);
+        ["ms", "µs", "ns"]
+            .iter()
+            .any(|u| w.strip_suffix(u).is_some_and(|n| !n.is_empty() && n.parse::<f64>().is_ok()))
+    }) || words.windows(2).any(|w| {
+        // `1.67× less`, `2–7× slower`, `23x the largest file`: a measured ratio.
+        let ratio = w[0].strip_suffix('×').or_else(|| w[0].strip_suffix('x'));
+        let ratio = ratio.is_some_and(|n| !n.is_empty() && n.split('–').all(|n| n.parse::<f64>().is_ok()));
+        ratio && matches!(w[1], "less" | "more" | "faster" | "slower" | "the")
+    }) || (text.contains(" instructions") && text.contains(" M "))
+}
+
+#[test]
+fn comments_hold_no_timing_figures() {
+    assert!(timing("// 16 ms each") && timing("/// about 1.2 GB/s here") && timing("// took 300ms"));
+    assert!(timing("/// 1.67× less CPU time") && timing("// made it 2–7× slower"));
+    assert!(!timing("// `1500 ms` is data") && !timing("let x = 5; // five") && !timing("// at most 5 s"));
+    let found = offending(timing);
+    assert!(found.is_empty(), "timings belong in benches/README.md:\n{}", found.join("\n"));
+}
