@@ -29,7 +29,7 @@ pub struct VerifyArgs<'a> {
 /// One file at a time, so memory holds no more than a file per thread — except for the
 /// `html` page, which shows the raw outputs and so keeps every run it shows.
 pub fn verify(args: VerifyArgs<'_>, out: &mut Output) -> Result<u8, Failure> {
-    let (report, runs, files, notes, lookups) = if args.format == Format::Html {
+    let (verified, runs) = if args.format == Format::Html {
         let mut loaded = load::load_runs(args.paths)?;
         let lookups = match &args.raw_outputs {
             Some(template) => {
@@ -37,11 +37,12 @@ pub fn verify(args: VerifyArgs<'_>, out: &mut Output) -> Result<u8, Failure> {
             }
             None => Lookups::default(),
         };
-        (Verifier::new(args.policy).verify_runs(&loaded.runs), loaded.runs, loaded.files, loaded.notes, lookups)
+        let report = Verifier::new(args.policy).verify_runs(&loaded.runs);
+        (load::Verified { report, files: loaded.files, notes: loaded.notes, lookups }, loaded.runs)
     } else {
-        let verified = load::verify_files(args.paths, &args.policy, args.raw_outputs.as_ref())?;
-        (verified.report, Vec::new(), verified.files, verified.notes, verified.lookups)
+        (load::verify_files(args.paths, &args.policy, args.raw_outputs.as_ref())?, Vec::new())
     };
+    let load::Verified { report, files, notes, lookups } = verified;
     out.notes.extend(notes);
     out.notes.extend(args.raw_outputs.as_ref().and_then(|t| lookups.counts.line(Some(t.as_str()))));
     let made = Made { runs: &runs, policy: &args.policy, files: Some(files), lookups: &lookups };

@@ -276,7 +276,12 @@ fn spawn_verifier(
                 // Files are read here, in parallel, one batch at a time: memory stays bounded.
                 let lookups = match &raw_outputs {
                     Some(template) => {
-                        groundcheck_files::attach(template, &mut runs, verifier.policy().limits.max_output_bytes).counts
+                        groundcheck_files::attach(
+                            template,
+                            &mut runs,
+                            verifier.policy().limits.max_output_bytes,
+                        )
+                        .counts
                     }
                     None => LookupCounts::default(),
                 };
