@@ -83,7 +83,7 @@ fn a_recurring_job_verifies_the_rows_added_since_it_finished() {
         let next = json(name, &out);
         assert!(next.get("resumed").is_none(), "{name}: a new job: {next}");
         assert_eq!(next["summary"]["runs"], new_runs + 1, "{name}: the new runs and the grown one");
-        assert_eq!(next["summary"]["invocations"], 200 + grown, "{name}: {next}");
+        assert_eq!(next["summary"]["invocations"], 200 + grown, "{name}: {}", next["summary"]);
         let new: Vec<&Value> =
             next["changes"].as_array().unwrap().iter().filter(|c| c["from"].is_null()).collect();
         assert_eq!(new.len(), 201, "{name}: each added row is new, once");
@@ -146,7 +146,11 @@ fn an_interrupted_job_over_the_added_rows_resumes_exactly() {
         let resumed = json(name, &gc(url, RECURRING));
         assert_eq!(resumed["resumed"]["invocations"].as_i64(), Some(rows_done), "{name}: {resumed}");
         assert_eq!(resumed["resumed"]["already_complete"], false, "{name}");
-        assert_eq!(resumed["summary"]["invocations"], 2_000, "{name}: the added rows, each once: {resumed}");
+        assert_eq!(
+            resumed["summary"]["invocations"], 2_000,
+            "{name}: the added rows, each once: {}",
+            resumed["summary"]
+        );
         let table: u64 =
             resumed["transitions"].as_array().unwrap().iter().map(|t| t["count"].as_u64().unwrap()).sum();
         assert_eq!(table, 2_000, "{name}: the transition table counts each once");
