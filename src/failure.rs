@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use crate::output::visible;
+use crate::visible::visible;
 
 /// The exit code of a command stopped by Ctrl-C: 128 + SIGINT, as shells report it.
 pub const INTERRUPTED: u8 = 130;

@@ -9,6 +9,7 @@ mod load;
 mod otel;
 mod output;
 mod reverify;
+mod visible;
 
 use std::process::ExitCode;
 

@@ -267,7 +267,7 @@ fn batches(runs: &[(String, Vec<i64>)], batch_rows: usize) -> Vec<Vec<(String, V
     all
 }
 
-/// docs/verification.md#exit-codes ("no partial writes"), README.md#re-verifying-history-reverify ("re-running or resuming never duplicates or loses a
+/// docs/verification.md#exit-codes ("no partial writes"), docs/reverify.md#re-verifying-history-reverify ("re-running or resuming never duplicates or loses a
 /// row") and docs/rules.md ("a failed batch … stops the job with one line and exit 2; the
 /// verdicts and checkpoint of committed batches stay, nothing of the failed one is visible").
 ///

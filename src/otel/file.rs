@@ -34,8 +34,13 @@ pub struct Lines {
 impl Lines {
     /// An unnamed temporary file for the lines bound for `path` (`-`: standard output).
     pub fn create(path: &Path) -> Result<Lines, Failure> {
-        let destination =
-            if path == Path::new("-") { Destination::Stdout } else { Destination::File(path.to_path_buf()) };
+        let destination = if path == Path::new("-") {
+            Destination::Stdout
+        } else {
+            writable(path)
+                .map_err(|e| Failure::input(format!("--otel {}: cannot create it: {e}", display(path))))?;
+            Destination::File(path.to_path_buf())
+        };
         let temp = tempfile::tempfile().map_err(|e| {
             let dir = std::env::temp_dir();
             Failure::input(format!(
@@ -83,5 +88,21 @@ impl Lines {
             }
             Destination::Stdout => Ok(Some(temp)),
         }
+    }
+}
+
+/// Whether FILE can be written, found out before the command does any work, as a shell finds
+/// it out before it runs the command: a regular file is opened for writing (not truncated); a
+/// FILE that does not exist is created and removed again. A FIFO or a device is not opened
+/// now — opening a FIFO waits for its reader — and is found out when the lines are written.
+fn writable(path: &Path) -> io::Result<()> {
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_file() => std::fs::OpenOptions::new().write(true).open(path).map(drop),
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            File::create_new(path)?;
+            std::fs::remove_file(path)
+        }
+        Err(e) => Err(e),
     }
 }

@@ -9,7 +9,7 @@ use groundcheck_core::{
 };
 
 use super::explain;
-use super::visible::visible;
+use crate::visible::visible;
 use groundcheck_files::{row_key, Lookups};
 
 /// Texts (quotes) are cut to this many characters; paths never are.

@@ -4,9 +4,6 @@
 mod explain;
 mod html;
 mod human;
-pub mod visible;
-
-pub use self::visible::visible;
 
 use std::io::{self, IsTerminal, Write};
 

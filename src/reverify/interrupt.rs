@@ -6,6 +6,8 @@
 //! happened or did not, so `--resume` is still exact.
 
 use std::io;
+use std::sync::atomic::AtomicU8;
+use std::sync::atomic::Ordering::SeqCst;
 
 use groundcheck_store::redact;
 use tokio::sync::watch;
@@ -35,7 +37,11 @@ impl Interrupts {
                 std::thread::Builder::new().name("groundcheck-interrupts".into()).spawn(move || {
                     for _ in signals.forever() {
                         if *stop.borrow() {
-                            hard_stop();
+                            // The job's own last line, if it is already being printed, is the
+                            // one that stays; otherwise this one is.
+                            if ENDING.compare_exchange(RUNNING, STOPPING, SeqCst, SeqCst).is_ok() {
+                                hard_stop();
+                            }
                             std::process::exit(i32::from(INTERRUPTED));
                         }
                         stop.send_replace(true);
@@ -47,6 +53,24 @@ impl Interrupts {
         {
             let _ = hard_stop;
             Ok(Interrupts { _stop: stop })
+        }
+    }
+}
+
+/// How the command is ending: still [`RUNNING`], [`ENDED`] on its own ([`ending`]), or
+/// [`STOPPING`] on a second Ctrl-C. Whichever end comes first prints the last line.
+static ENDING: AtomicU8 = AtomicU8::new(RUNNING);
+const RUNNING: u8 = 0;
+const ENDED: u8 = 1;
+const STOPPING: u8 = 2;
+
+/// The job is over and the command ends by itself, printing its own last line; a second
+/// Ctrl-C still exits at once, silently. If a second Ctrl-C is already stopping the process,
+/// this waits for it to exit, so that only its line is printed.
+pub fn ending() {
+    if ENDING.compare_exchange(RUNNING, ENDED, SeqCst, SeqCst).is_err() {
+        loop {
+            std::thread::park();
         }
     }
 }

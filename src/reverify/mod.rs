@@ -19,10 +19,12 @@ mod summary;
 mod tally;
 
 use std::cell::RefCell;
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use groundcheck_core::Policy;
 use groundcheck_store::{redact, to_stored, JobProgress, Store, Window};
+use indicatif::ProgressBar;
 use tokio::sync::watch;
 
 pub use crate::reverify::output::Format;
@@ -90,6 +92,21 @@ pub async fn reverify(mut request: Request<'_>, out: &mut Output) -> Result<u8, 
         t.map(|t| to_stored(t).map_err(|e| Failure::input(format!("--{flag}: {e}")))).transpose()
     };
     let window = Window { since: stored("since", request.since)?, until: stored("until", request.until)? };
+    // Ctrl-C is heard from here on, before anything can wait (a server, a lock): a second one
+    // stops at once in every state, and each commit is atomic, so `--resume` stays exact.
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let bar: Arc<OnceLock<ProgressBar>> = Arc::default();
+    let hard_stop = {
+        let (bar, said) = (Arc::clone(&bar), stopped_at_once(&request));
+        move || {
+            if let Some(bar) = bar.get() {
+                bar.finish_and_clear();
+            }
+            say(&said);
+        }
+    };
+    let _interrupts = Interrupts::watch(stop_tx, hard_stop)
+        .map_err(|e| Failure::input(format!("SIGINT: cannot catch it: {e}")))?;
     // Without --write nothing is stored: a reader needs no write access to the database.
     let store = if request.write {
         database::open(request.url).await?
@@ -97,7 +114,11 @@ pub async fn reverify(mut request: Request<'_>, out: &mut Output) -> Result<u8, 
         database::open_read_only(request.url).await?
     };
     let otel = request.otel.take().map(RefCell::new);
-    let result = run(&request, &store, shard, window, otel.as_ref(), out).await;
+    let watched = Watched { stop: stop_rx, bar: &bar };
+    let result = run(&request, &store, shard, window, otel.as_ref(), watched, out).await;
+    // From here the command ends by itself: a Ctrl-C now changes nothing (and one that is
+    // already stopping the process is let finish, so only one last line is printed).
+    interrupt::ending();
     store.close().await;
     // The events of committed batches are kept when the job was interrupted, too: they are
     // verdicts, and `--resume` does not verify those runs again.
@@ -111,12 +132,20 @@ pub async fn reverify(mut request: Request<'_>, out: &mut Output) -> Result<u8, 
     }
 }
 
+/// What the job hears of Ctrl-C: whether to stop, and where to put the progress bar that a
+/// second Ctrl-C clears.
+struct Watched<'a> {
+    stop: watch::Receiver<bool>,
+    bar: &'a OnceLock<ProgressBar>,
+}
+
 async fn run(
     request: &Request<'_>,
     store: &Store,
     shard: Shard,
     window: Window,
     otel: Option<&RefCell<Sink>>,
+    watched: Watched<'_>,
     out: &mut Output,
 ) -> Result<u8, Failure> {
     let policy = request.policy.key();
@@ -147,8 +176,8 @@ async fn run(
     }
 
     let progress = Progress::new(keys.len() as u64);
+    let _ = watched.bar.set(progress.bar());
     let on_batch = |runs: u64, rows: u64| progress.batch(runs, rows);
-    let (stop_tx, stop_rx) = watch::channel(false);
     let write = request.write.then_some(JobProgress { job: &identity.id, arguments: &identity.arguments });
     let job = Job {
         store,
@@ -166,18 +195,10 @@ async fn run(
         last_before,
         tally,
         on_batch: &on_batch,
-        stop: stop_rx,
+        stop: watched.stop,
         otel,
     };
     let started = Instant::now();
-    // A second Ctrl-C stops at once: each commit is atomic, so `--resume` stays exact.
-    let (bar, said) = (progress.bar(), stopped_at_once(request));
-    let hard_stop = move || {
-        bar.finish_and_clear();
-        say(&said);
-    };
-    let _interrupts = Interrupts::watch(stop_tx, hard_stop)
-        .map_err(|e| Failure::input(format!("SIGINT: cannot catch it: {e}")))?;
     let ended = pipeline::run(job).await;
     progress.clear();
     let mut ended = ended?;

@@ -11,7 +11,7 @@
 
 use std::borrow::Cow;
 
-use crate::schema::Schema;
+use crate::holds::Schema;
 
 /// The statements groundcheck runs, in one engine's dialect.
 ///

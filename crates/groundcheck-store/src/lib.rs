@@ -17,6 +17,7 @@
 
 mod dialect;
 mod error;
+mod holds;
 mod keys;
 mod lock;
 mod open;

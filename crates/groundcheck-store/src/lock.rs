@@ -4,7 +4,7 @@
 //! timeout) and then fails. A write transaction on SQLite therefore begins with
 //! `BEGIN IMMEDIATE`, which takes the write lock first and does nothing else, so that a
 //! `BEGIN` still running after [`NOTICE_AFTER`] is a wait for the lock — never a slow
-//! statement — and the store tells its listener ([`Store::on_notice`]) at once, instead of
+//! statement — and the store tells its listener (`Store::on_notice`) at once, instead of
 //! staying silent until the timeout.
 
 use std::fmt;
@@ -16,8 +16,6 @@ use sqlx::mysql::{MySql, MySqlPool};
 use sqlx::postgres::{PgPool, Postgres};
 use sqlx::sqlite::{Sqlite, SqlitePool};
 use sqlx::Transaction;
-
-use crate::store::Store;
 
 /// How long a statement on SQLite waits for another connection's write lock before failing.
 pub const LOCK_TIMEOUT: Duration = Duration::from_secs(30);
@@ -57,32 +55,33 @@ type Hear = dyn Fn(&Notice) + Send + Sync;
 #[derive(Clone, Default)]
 pub(crate) struct Listener(Option<Arc<Hear>>);
 
+impl Listener {
+    /// `hear` is told each notice.
+    pub(crate) fn new(hear: impl Fn(&Notice) + Send + Sync + 'static) -> Listener {
+        Listener(Some(Arc::new(hear)))
+    }
+}
+
 impl fmt::Debug for Listener {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(if self.0.is_some() { "Listener(Some)" } else { "Listener(None)" })
     }
 }
 
-impl Store {
-    /// Calls `listener` with each [`Notice`] (on the task that waits; keep it short).
-    pub fn on_notice(&mut self, listener: impl Fn(&Notice) + Send + Sync + 'static) {
-        self.listener = Listener(Some(Arc::new(listener)));
-    }
-
-    /// `BEGIN IMMEDIATE` on a SQLite connection: the write lock first, told when it is waited for.
-    pub(crate) async fn begin_write(
-        &self,
-        pool: &SqlitePool,
-    ) -> Result<Transaction<'static, Sqlite>, sqlx::Error> {
-        let begin = std::pin::pin!(pool.begin_with("BEGIN IMMEDIATE"));
-        let Some(listener) = &self.listener.0 else { return begin.await };
-        let mut begin = begin;
-        match tokio::time::timeout(NOTICE_AFTER, &mut begin).await {
-            Ok(result) => result,
-            Err(_) => {
-                listener(&Notice::WaitingForLock { limit: LOCK_TIMEOUT });
-                begin.await
-            }
+/// `BEGIN IMMEDIATE` on a SQLite connection: the write lock first, told to `listener` when it is
+/// waited for.
+pub(crate) async fn begin_write(
+    pool: &SqlitePool,
+    listener: &Listener,
+) -> Result<Transaction<'static, Sqlite>, sqlx::Error> {
+    let begin = std::pin::pin!(pool.begin_with("BEGIN IMMEDIATE"));
+    let Some(listener) = &listener.0 else { return begin.await };
+    let mut begin = begin;
+    match tokio::time::timeout(NOTICE_AFTER, &mut begin).await {
+        Ok(result) => result,
+        Err(_) => {
+            listener(&Notice::WaitingForLock { limit: LOCK_TIMEOUT });
+            begin.await
         }
     }
 }
@@ -92,7 +91,7 @@ pub(crate) trait WritePool {
     type Db: sqlx::Database;
     fn begin_for<'a>(
         &'a self,
-        store: &'a Store,
+        listener: &'a Listener,
     ) -> impl Future<Output = Result<Transaction<'static, Self::Db>, sqlx::Error>> + 'a;
 }
 
@@ -100,9 +99,9 @@ impl WritePool for SqlitePool {
     type Db = Sqlite;
     fn begin_for<'a>(
         &'a self,
-        store: &'a Store,
+        listener: &'a Listener,
     ) -> impl Future<Output = Result<Transaction<'static, Sqlite>, sqlx::Error>> + 'a {
-        store.begin_write(self)
+        begin_write(self, listener)
     }
 }
 
@@ -110,7 +109,7 @@ impl WritePool for MySqlPool {
     type Db = MySql;
     fn begin_for<'a>(
         &'a self,
-        _: &'a Store,
+        _: &'a Listener,
     ) -> impl Future<Output = Result<Transaction<'static, MySql>, sqlx::Error>> + 'a {
         self.begin()
     }
@@ -120,7 +119,7 @@ impl WritePool for PgPool {
     type Db = Postgres;
     fn begin_for<'a>(
         &'a self,
-        _: &'a Store,
+        _: &'a Listener,
     ) -> impl Future<Output = Result<Transaction<'static, Postgres>, sqlx::Error>> + 'a {
         self.begin()
     }

@@ -17,8 +17,8 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 use sqlx::Connection;
 
 use crate::error::{connecting, ErrorKind, StoreError};
+use crate::holds::Found;
 use crate::lock::{Listener, LOCK_TIMEOUT};
-use crate::schema::Found;
 use crate::store::{Pool, Store};
 use crate::url::Engine;
 

@@ -14,12 +14,11 @@
 //! groundcheck's own tables may be missing too: reads then find no raw outputs, no stored
 //! verdicts and no checkpoint.
 
-use std::sync::{Arc, Mutex};
-
 use sqlx::migrate::{Migrate, Migrator};
 use sqlx::{AssertSqlSafe, Row};
 
 use crate::error::StoreError;
+use crate::holds::{Schema, OPTIONAL_COLUMNS};
 use crate::store::{Pool, Store};
 use crate::url::Engine;
 
@@ -44,32 +43,6 @@ const EARLIER: &[(i64, &str)] = &[
 /// The migration only groundcheck has: its presence in [`EARLIER_TABLE`] says that table holds
 /// groundcheck's history (the agent's own migrations may well be called like 5 and 10).
 const MARKER: (i64, &str) = (100, "create groundcheck tables");
-
-/// The columns of `tool_invocation` an older agent schema may lack (the seed's V010).
-pub(crate) const OPTIONAL_COLUMNS: [&str; 2] = ["relevance_level", "dedup_reason"];
-
-/// What the database holds of what groundcheck reads, found once per store.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Schema {
-    /// Whether `tool_invocation` has each of [`OPTIONAL_COLUMNS`].
-    pub(crate) columns: [bool; 2],
-    /// Whether `tool_invocation_output` exists.
-    pub(crate) outputs: bool,
-    /// Whether `evidence_verification` exists.
-    pub(crate) verdicts: bool,
-    /// Whether `reverify_checkpoint` exists.
-    pub(crate) checkpoints: bool,
-}
-
-impl Schema {
-    /// Both optional columns are there: rows can be inserted with them.
-    pub(crate) fn full_rows(&self) -> bool {
-        self.columns.iter().all(|&c| c)
-    }
-}
-
-/// The schema found so far; `None` until the first read asks (and again after a migration).
-pub(crate) type Found = Arc<Mutex<Option<Schema>>>;
 
 fn migrator(engine: Engine) -> Migrator {
     let mut migrator = match engine {
@@ -157,7 +130,7 @@ impl Store {
         let failed = |e: sqlx::Error| StoreError::query(&self.url, action, &e);
         let result = match &self.pool {
             Pool::Sqlite(pool) => {
-                let mut tx = self.begin_write(pool).await.map_err(failed)?;
+                let mut tx = crate::lock::begin_write(pool, &self.listener).await.map_err(failed)?;
                 adopt!(tx, migrator, false).await.map_err(failed)?;
                 match migrator.run(&mut *tx).await {
                     Ok(()) => tx.commit().await.map_err(sqlx::migrate::MigrateError::Execute),

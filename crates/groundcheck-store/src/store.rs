@@ -9,9 +9,9 @@ use sqlx::{AssertSqlSafe, Row};
 
 use crate::dialect::{self, Dialect};
 use crate::error::{ErrorKind, StoreError};
-use crate::lock::{Listener, WritePool};
+use crate::holds::Found;
+use crate::lock::{Listener, Notice, WritePool};
 use crate::row::StoredRow;
-use crate::schema::Found;
 use crate::timestamp;
 use crate::url::{redact, Engine};
 
@@ -136,6 +136,11 @@ pub struct JobProgress<'a> {
 }
 
 impl Store {
+    /// Calls `listener` with each [`Notice`] (on the task that waits; keep it short).
+    pub fn on_notice(&mut self, listener: impl Fn(&Notice) + Send + Sync + 'static) {
+        self.listener = Listener::new(listener);
+    }
+
     /// The engine behind this store.
     pub fn engine(&self) -> Engine {
         match self.pool {
@@ -282,7 +287,7 @@ impl Store {
         let action = "importing invocations";
         let full = self.schema().await?.full_rows();
         with_pool!(self, pool, sql => {
-            let mut tx = pool.begin_for(self).await.map_err(|e| self.error(action, e))?;
+            let mut tx = pool.begin_for(&self.listener).await.map_err(|e| self.error(action, e))?;
             for row in rows {
                 let insert = if full { sql.insert_invocation } else { sql.insert_invocation_v005 };
                 let query = sqlx::query(insert)
@@ -403,7 +408,7 @@ impl Store {
         let action = "writing verdicts";
         let now = timestamp::now_stored();
         with_pool!(self, pool, sql => {
-            let mut tx = pool.begin_for(self).await.map_err(|e| self.error(action, e))?;
+            let mut tx = pool.begin_for(&self.listener).await.map_err(|e| self.error(action, e))?;
             // One verdict's twelve values, in the order of the upsert's columns.
             macro_rules! bind_verdict {
                 ($query:expr, $run_id:expr, $v:expr) => {
@@ -441,7 +446,7 @@ impl Store {
                 // Which row the database refused: the batch so far again, one row at a time,
                 // in a transaction that is rolled back. Only a failed batch pays for this.
                 drop(tx);
-                let Ok(mut tx) = pool.begin_for(self).await else { return Err(error) };
+                let Ok(mut tx) = pool.begin_for(&self.listener).await else { return Err(error) };
                 for (run_id, v) in &verdicts[..written + piece.len()] {
                     let one = bind_verdict!(sqlx::query(sql.upsert_verdict), *run_id, v);
                     if let Err(err) = one.execute(&mut *tx).await {

@@ -6,7 +6,7 @@
 //! the text around them (control characters, U+2028/U+2029, the bidirectional controls) are
 //! shown as `<U+XXXX>`, as the `human` format does.
 
-use super::super::visible::visible;
+use crate::visible::visible;
 
 /// `s` as HTML text, hidden characters made visible.
 pub fn text(s: &str) -> String {
