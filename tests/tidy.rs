@@ -1,5 +1,6 @@
 //! House rules checked on the sources themselves (rust-analyzer's `tidy` idea): a rule
-//! nothing checks is a rule that drifts. Each test reads the workspace's `.rs` files.
+//! nothing checks is a rule that drifts. Each test reads the workspace's `.rs` files, or its
+//! Markdown files.
 //!
 //! - **Modules import each other without loops**, in every crate and at every level: inside
 //!   each folder (the crate's `src/`, or a module's folder), the arrows between its children
@@ -11,6 +12,9 @@
 //!   anchors; a `§` only follows an RFC number (`RFC 9535 §2.7`).
 //! - **No timing figures in comments**: measurements change with the machine and the code;
 //!   they live in `benches/README.md`, beside the command that made them.
+//! - **Markdown stays narrow**: in every git-tracked `.md` file, no prose line over 120
+//!   characters outside fenced code blocks, and no table cell over 200 (such a table becomes a
+//!   list). `fixtures/README.md` is left out while it is being rewritten.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -327,4 +331,135 @@ fn comments_hold_no_timing_figures() {
     assert!(!timing("// `1500 ms` is data") && !timing("let x = 5; // five") && !timing("// at most 5 s"));
     let found = offending(timing);
     assert!(found.is_empty(), "timings belong in benches/README.md:\n{}", found.join("\n"));
+}
+
+/// The longest prose line and the widest table cell a Markdown file may have, in characters.
+const PROSE_LINE_MAX: usize = 120;
+const TABLE_CELL_MAX: usize = 200;
+
+/// Every Markdown file git tracks, but `fixtures/README.md` (being rewritten), as paths from
+/// the repository root.
+fn markdown_files() -> Vec<String> {
+    let out = std::process::Command::new("git")
+        .args(["ls-files", "-z", "--", "*.md"])
+        .current_dir(repo("."))
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git ls-files: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .split('\0')
+        .filter(|name| !name.is_empty() && *name != "fixtures/README.md")
+        .map(str::to_string)
+        .collect()
+}
+
+/// The parts of `text` outside `code spans`, so that a `|` or a space inside one is not seen.
+fn outside_code(text: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('`') {
+        parts.push(&rest[..open]);
+        let ticks = rest[open..].len() - rest[open..].trim_start_matches('`').len();
+        let after = &rest[open + ticks..];
+        let fence = &rest[open..open + ticks];
+        // The closing run has exactly as many backticks; an unclosed run is literal text.
+        let close = after
+            .match_indices(fence)
+            .find(|(at, _)| !after[at + ticks..].starts_with('`') && !after[..*at].ends_with('`'));
+        match close {
+            Some((at, _)) => rest = &after[at + ticks..],
+            None => {
+                parts.push(after);
+                return parts;
+            }
+        }
+    }
+    parts.push(rest);
+    parts
+}
+
+/// The cells of a table row, split at each `|` that is neither escaped nor in a code span.
+fn cells(row: &str) -> Vec<String> {
+    let mut cells = vec![String::new()];
+    let mut inside: Option<usize> = None;
+    let mut chars = row.trim().trim_start_matches('|').chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&'|') => cells.last_mut().unwrap().push(chars.next().unwrap()),
+            '`' => {
+                let mut ticks = 1;
+                while chars.next_if_eq(&'`').is_some() {
+                    ticks += 1;
+                }
+                inside = match inside {
+                    None => Some(ticks),
+                    Some(open) if open == ticks => None,
+                    open => open,
+                };
+                cells.last_mut().unwrap().push_str(&"`".repeat(ticks));
+            }
+            '|' if inside.is_none() => cells.push(String::new()),
+            c => cells.last_mut().unwrap().push(c),
+        }
+    }
+    cells.into_iter().map(|c| c.trim().to_string()).filter(|c| !c.is_empty()).collect()
+}
+
+/// The lines of `markdown` that break the width rules, as `line: why`. Fenced code blocks are
+/// examples the tests run, and keep their width; a line that is one unbreakable token (a URL,
+/// a long path or `code span`, maybe after a list marker) may be long, as it cannot wrap.
+fn too_wide(markdown: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut fence: Option<usize> = None;
+    for (n, line) in markdown.lines().enumerate() {
+        let trimmed = line.trim_start();
+        let ticks = trimmed.len() - trimmed.trim_start_matches('`').len();
+        match fence {
+            Some(open) if ticks >= open && trimmed.trim_end().len() == ticks => fence = None,
+            Some(_) => {}
+            None if ticks >= 3 => fence = Some(ticks),
+            None if trimmed.starts_with('|') => {
+                let widest = cells(trimmed).iter().map(|c| c.chars().count()).max().unwrap_or(0);
+                if widest > TABLE_CELL_MAX {
+                    found.push(format!(
+                        "{}: a table cell of {widest} characters; make the table a list",
+                        n + 1
+                    ));
+                }
+            }
+            None => {
+                let width = line.chars().count();
+                let body = trimmed
+                    .trim_start_matches(|c: char| c.is_ascii_digit() || "-*+>.)".contains(c))
+                    .trim_start();
+                let one_token = !outside_code(body).iter().any(|part| part.contains(char::is_whitespace));
+                if width > PROSE_LINE_MAX && !one_token {
+                    found.push(format!("{}: {width} characters; wrap at 100", n + 1));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Long lines and wide tables cannot be read in a terminal or reviewed in a diff, so the docs
+/// wrap prose by 120 characters and turn a table with cells over 200 into a list.
+#[test]
+fn markdown_prose_and_table_cells_stay_narrow() {
+    let long = "word ".repeat(25);
+    assert_eq!(too_wide(&format!("{long}\n")).len(), 1);
+    assert_eq!(too_wide(&format!("```sh\n{long}\n```\n- `{}`\n", "x y ".repeat(40))), Vec::<String>::new());
+    assert_eq!(too_wide(&format!("| a | `{}\\|` |\n", "|".repeat(150))), Vec::<String>::new());
+    assert_eq!(too_wide(&format!("| a | {} |\n", long.repeat(2))).len(), 1);
+    let files = markdown_files();
+    assert!(files.iter().any(|f| f == "docs/rules.md"), "git lists the Markdown files: {files:?}");
+    let found: Vec<String> = files
+        .iter()
+        .flat_map(|name| {
+            let text = std::fs::read_to_string(repo(name)).unwrap();
+            too_wide(&text).into_iter().map(move |why| format!("{name}:{why}"))
+        })
+        .collect();
+    assert!(found.is_empty(), "Markdown too wide:\n{}", found.join("\n"));
 }
