@@ -618,12 +618,14 @@ fn every_command_has_help_with_an_example() {
     assert_eq!(run(["verify", "--match", "fuzzy", "x"]).code, 2);
 }
 
-/// Issue #10 item 6: the examples in the help of `groundcheck`, `verify`, `resolve` and
-/// `import` run as shown, from a clone of the repository (here a folder whose `fixtures` is
-/// the repository's, so `import` writes its groundcheck.db there).
+/// The examples in the help of `groundcheck`, `verify`, `resolve` and `import` run as shown,
+/// from a clone of the repository (here a folder whose `fixtures` is the repository's, so
+/// `import` writes its groundcheck.db there), and each prints something: a `resolve` example
+/// selects at least one node. The `jq` example needs jq (scripts/test.sh installs it).
 #[test]
 fn help_examples_run_as_shown() {
-    let jq = run_shell(Path::new("."), "command -v jq").code == 0;
+    assert_eq!(run_shell(Path::new("."), "command -v jq").code, 0, "jq not found: install Debian's jq");
+    let mut ran_jq = false;
     for command in [None, Some("verify"), Some("resolve"), Some("import")] {
         let help = run(command.into_iter().chain(Some("--help")));
         let examples = help.stdout.split_once("Examples:\n").or_else(|| help.stdout.split_once("Start here"));
@@ -636,15 +638,17 @@ fn help_examples_run_as_shown() {
             .collect();
         assert!(lines.len() >= 2, "{command:?}: {lines:?}");
         for line in lines {
-            if line.starts_with("jq ") && !jq {
-                continue; // The jq example needs jq.
-            }
             let dir = temp_dir_with_fixtures();
             let out = run_shell(dir.path(), line);
             assert_eq!(out.code, 0, "{line}: {}", out.stderr);
-            assert!(!out.stdout.is_empty(), "{line}");
+            assert!(!matches!(out.stdout.trim(), "" | "[]"), "{line} printed nothing: {:?}", out.stdout);
+            if line.contains("groundcheck resolve") {
+                assert!(out.stdout.contains(r#"{"path": "$"#), "{line} selected nothing: {}", out.stdout);
+            }
+            ran_jq |= line.starts_with("jq ");
         }
     }
+    assert!(ran_jq, "no example runs jq");
 }
 
 /// Regression: a 10,000-deep output is an ordinary input (docs/verification.md#limits). `verify` gives its refs

@@ -114,7 +114,7 @@ exec "$0" import --database sqlite://disk/g.db a.json b.json c.json"#;
         _ => Ok(o),
     }) else {
         let why = out.map_or_else(|e| e.to_string(), |o| String::from_utf8_lossy(&o.stderr).into_owned());
-        assert!(std::env::var("CI").as_deref() != Ok("true"), "cannot mount a tmpfs under CI: {why}");
+        assert!(!crate::harness::under_ci(), "cannot mount a tmpfs under CI: {why}");
         let _ = std::io::Write::write_all(
             &mut std::io::stderr(),
             format!("skipping: no tmpfs ({why})\n").as_bytes(),

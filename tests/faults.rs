@@ -183,7 +183,7 @@ fn read_only_user_url(engine: &Engine) -> Option<String> {
     };
     match std::env::var(var) {
         Ok(url) if !url.is_empty() => Some(url),
-        _ if std::env::var("CI").as_deref() == Ok("true") => {
+        _ if crate::harness::under_ci() => {
             panic!("{var} is not set: under CI the least-privilege tests must run (see scripts/README.md)")
         }
         _ => {
