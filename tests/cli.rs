@@ -238,22 +238,60 @@ fn broken_bundles_give_one_line_and_exit_two() {
     }
 }
 
+/// Every file of `tests/broken` is rejected with one line naming the place its README's table
+/// gives (`where`) and the problem as the program words it, and the table, the folder and
+/// this test name the same 13 files.
 #[test]
 fn shipped_broken_bundles_are_all_rejected() {
+    let problems = [
+        ("01_not_json.json", "unexpected character ','"),
+        ("02_bom.json", "byte order mark is not allowed"),
+        ("03_trailing_bytes.json", "trailing characters after the value"),
+        ("04_lone_surrogate_in_raw_output.json", "lone surrogate escape"),
+        (
+            "05_unknown_top_level_key.json",
+            "unknown key (a bundle has only run_id, session_id and invocations)",
+        ),
+        (
+            "06_unknown_invocation_key_raw_ouput.json",
+            "unknown key (expected a tool_invocation column, raw_output or raw_output_text)",
+        ),
+        ("07_missing_id.json", "required integer is missing"),
+        ("08_id_string.json", "must be an integer within BIGINT (i64) or null, not a string"),
+        ("09_id_beyond_i64.json", "9223372036854775808 is not an integer within BIGINT (i64)"),
+        ("10_missing_tool_name.json", "required string is missing"),
+        ("11_both_raw_outputs.json", "raw_output and raw_output_text are both given; keep one"),
+        ("12_duplicate_id_in_run.json", "id 9001 appears twice in run run-broken"),
+        ("13_is_truncated_string.json", "must be true, false or null, not a string"),
+    ];
     let dir = repo("tests/broken");
-    let mut seen = 0;
-    for entry in std::fs::read_dir(&dir).expect("tests/broken exists") {
-        let path = entry.unwrap().path();
-        if path.extension().is_some_and(|x| x == "json") {
-            seen += 1;
-            let out = run(["verify".as_ref(), path.as_os_str()]);
-            assert_eq!(out.code, 2, "{} must be rejected", path.display());
-            assert!(out.stdout.is_empty());
-            assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
-            assert!(out.stderr.starts_with(&path.display().to_string()), "{}", out.stderr);
-        }
+    // The README's table: `| `FILE` | problem | where |`, `where` with or without backticks.
+    let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
+    let places: std::collections::BTreeMap<String, String> = readme
+        .lines()
+        .filter_map(|line| line.strip_prefix("| `"))
+        .filter_map(|row| {
+            let (file, rest) = row.split_once('`')?;
+            let place = rest.trim_end().strip_suffix('|')?.rsplit_once(" | ")?.1.trim();
+            Some((file.to_string(), place.trim_matches('`').to_string()))
+        })
+        .collect();
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .expect("tests/broken exists")
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".json"))
+        .collect();
+    files.sort();
+    let named: Vec<&str> = problems.iter().map(|(file, _)| *file).collect();
+    assert_eq!(files, named, "tests/broken holds other files than this test names");
+    assert_eq!(places.keys().collect::<Vec<_>>(), named.iter().collect::<Vec<_>>(), "the README's table");
+    for (file, problem) in problems {
+        let path = dir.join(file);
+        let out = run(["verify".as_ref(), path.as_os_str()]);
+        assert_eq!(out.code, 2, "{file} must be rejected");
+        assert!(out.stdout.is_empty(), "{file}: {}", out.stdout);
+        assert_eq!(out.stderr, format!("{}: {}: {problem}\n", path.display(), places[file]), "{file}");
     }
-    assert!(seen >= 8, "tests/broken holds the invalid-bundle corpus");
 }
 
 /// Issue #10 item 5: `verify -` reads the bundle from standard input (it used to say
