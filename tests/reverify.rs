@@ -3,7 +3,7 @@
 
 use std::io::Write;
 use std::process::{Command, Stdio};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use groundcheck_store::{RunKey, Store};
 use serde_json::Value;
@@ -368,7 +368,10 @@ fn a_database_outage_stops_the_job_cleanly_and_resume_finishes_it() {
                 .unwrap()
         })
         .collect();
-    std::thread::sleep(Duration::from_millis(400));
+    // The outage comes mid-job: once every job has committed rows, and before it is done.
+    for engine in &servers {
+        wait_for_committed_rows(&engine.url);
+    }
     let mut stop = Command::new("bash");
     stop.arg(&script).arg("stop").args(&names);
     script_env(&mut stop);
@@ -396,12 +399,21 @@ fn a_database_outage_stops_the_job_cleanly_and_resume_finishes_it() {
         assert!(!stderr.contains("groundcheck-test-pw"), "{}: never the password", engine.name);
         let url = engine.url.as_str();
         let (rows_done, done) = checkpoint(url).unwrap_or((0, false));
-        assert!(!done, "{}", engine.name);
+        assert!(!done && rows_done > 0, "{}: stopped mid-job, at {rows_done} of {total} rows", engine.name);
         assert_eq!(stored_count(url), rows_done, "{}: checkpoint consistent after the outage", engine.name);
         let resumed = gc(url, &["reverify", "--write", "--resume", "--format", "json"]);
         assert_eq!(resumed.code, 0, "{}: {}", engine.name, resumed.stderr);
         assert_eq!(stored_count(url), total, "{}: nothing lost, nothing duplicated", engine.name);
         assert_eq!(checkpoint(url), Some((total, true)));
+    }
+}
+
+/// Waits until the reverify job on `url` has committed rows (its checkpoint counts some).
+fn wait_for_committed_rows(url: &str) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while checkpoint(url).is_none_or(|(rows_done, _)| rows_done == 0) {
+        assert!(Instant::now() < deadline, "{url}: the job committed no rows in a minute");
+        std::thread::sleep(Duration::from_millis(10));
     }
 }
 
