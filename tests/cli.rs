@@ -49,7 +49,7 @@ fn fail_on_sets_exit_code_one_but_still_prints() {
     assert_eq!(out.code, 0);
 }
 
-/// Issue #10 item 11: every jsonl line carries its run's session_id beside run_id, so lines of
+/// Every jsonl line carries its run's session_id beside run_id, so lines of
 /// rows without a run_id can still be grouped.
 #[test]
 fn jsonl_has_one_invocation_a_line_with_its_run_id_and_session_first() {
@@ -101,7 +101,7 @@ fn policy_flags_change_verdicts() {
     assert_eq!(status(&["--require", "any", "--match", "exact"]), "unsupported/not_verified");
 }
 
-/// Issue #6 item 1: every docs/verification.md#limits limit is settable on the command line, and each one bites where
+/// Every docs/verification.md#limits limit is settable on the command line, and each one bites where
 /// the spec says. One bundle, one invocation per limit, each just over its lowered limit.
 #[test]
 fn limit_flags_change_verdicts_where_each_limit_bites() {
@@ -294,8 +294,8 @@ fn shipped_broken_bundles_are_all_rejected() {
     }
 }
 
-/// Issue #10 item 5: `verify -` reads the bundle from standard input (it used to say
-/// `<stdin>: no such file or directory`); `-` twice cannot work and says so.
+/// `verify -` reads the bundle from standard input (not `<stdin>: no such file or
+/// directory`); `-` twice cannot work and says so.
 #[test]
 fn verify_reads_a_bundle_from_standard_input() {
     let out = run_with(["verify", "--format", "json", "-"], &[], Some(ONE_RUN.as_bytes()));
@@ -316,9 +316,9 @@ fn verify_reads_a_bundle_from_standard_input() {
     );
 }
 
-/// Issue #10 item 6: a PATH that yields no bundle (the wrong folder) was exit 0 with
-/// `no invocations found`, even under `--fail-on`; it is exit 2 with one line, which names
-/// the subfolders that were not read and how to read them.
+/// A PATH that yields no bundle (the wrong folder) is exit 2 with one line, which names the
+/// subfolders that were not read and how to read them, not exit 0 with `no invocations
+/// found`, even under `--fail-on`.
 #[test]
 fn a_path_that_yields_no_bundle_is_exit_two() {
     let dir = temp_dir();
@@ -363,7 +363,7 @@ fn a_path_that_yields_no_bundle_is_exit_two() {
     assert!(!dir.path().join("groundcheck.db").exists(), "nothing was opened, let alone written");
 }
 
-/// Issue #10 item 6: `verify` and `import` of a folder name the subfolders they did not read
+/// `verify` and `import` of a folder name the subfolders they did not read
 /// (a note on stderr, after the output), and the human summary says how many files were read.
 #[test]
 fn subfolders_that_are_not_read_are_named() {
@@ -405,7 +405,7 @@ fn subfolders_that_are_not_read_are_named() {
     assert!(out.stderr.contains(": 1 subfolder not read: more ("), "{}", out.stderr);
 }
 
-/// Issue #10 item 9: paths in the human output are printed exactly as given (no escaped
+/// Paths in the human output are printed exactly as given (no escaped
 /// quotes, never cut short), so one can be pasted into `resolve`; control characters are
 /// shown as `<U+XXXX>` and nothing else changes.
 #[test]
@@ -454,7 +454,7 @@ fn readme_human_example_is_what_verify_prints() {
     assert_eq!(out.stdout, shown);
 }
 
-/// Issue #10 item 10: warnings appear under their row, and an `invalid_path` ref says why its
+/// Warnings appear under their row, and an `invalid_path` ref says why its
 /// path is not one, as `resolve` would, counting characters in the path as given.
 #[test]
 fn human_output_shows_warnings_and_why_a_path_is_invalid() {
@@ -487,7 +487,7 @@ fn human_output_shows_warnings_and_why_a_path_is_invalid() {
     );
 }
 
-/// Issue #10 item 10: `invalid_utf8` (only a database can produce it) is shown too.
+/// `invalid_utf8` (only a database can produce it) is shown too.
 #[test]
 fn human_output_of_run_shows_invalid_utf8() {
     let dir = temp_dir();
@@ -514,7 +514,7 @@ fn human_output_of_run_shows_invalid_utf8() {
     );
 }
 
-/// Issue #10 item 11: counts are singular or plural as they should be, and a report of more
+/// Counts are singular or plural as they should be, and a report of more
 /// than one run ends with a grand total.
 #[test]
 fn human_counts_read_as_english_with_a_grand_total() {
@@ -549,7 +549,7 @@ fn human_counts_read_as_english_with_a_grand_total() {
     assert_eq!((out.code, out.stdout.as_str()), (0, "no invocations found in 1 bundle file\n"));
 }
 
-/// Issue #10 item 11: a row the tool_invocation table cannot hold says which column is
+/// A row the tool_invocation table cannot hold says which column is
 /// missing and where to give it, without database jargon.
 #[test]
 fn import_names_the_missing_column_the_table_requires() {
@@ -606,7 +606,7 @@ fn resolve_prints_nodes_with_numbers_as_written() {
     assert_eq!((nothing.code, nothing.stdout.as_str()), (0, "[]\n"));
 }
 
-/// Issue #12: a path that selects nothing as written is resolved on the expanded view (JSON
+/// A path that selects nothing as written is resolved on the expanded view (JSON
 /// inside strings), and each node found there says so after its value.
 #[test]
 fn resolve_marks_nodes_selected_inside_strings_as_descended() {

@@ -1,4 +1,4 @@
-//! Database faults and least privilege, on real servers (issue #6): a write transaction that
+//! Database faults and least privilege, on real servers: a write transaction that
 //! fails mid-`reverify`, a database that refuses writes, connections killed under a running
 //! job, and a SELECT-only user doing everything that only reads.
 //!
@@ -462,7 +462,7 @@ fn files(dir: &std::path::Path) -> BTreeMap<String, Vec<u8>> {
         .collect()
 }
 
-/// Issue #6 item 5, least privilege: a user with SELECT only (MariaDB `GRANT SELECT ON
+/// Least privilege: a user with SELECT only (MariaDB `GRANT SELECT ON
 /// db.*`, PostgreSQL `GRANT SELECT` on current and future tables; a SQLite file opened
 /// `?mode=ro` alike) can do everything that only reads — `run`, `reverify` without
 /// `--write`, `export` — with exactly the output the full-rights user gets, including
@@ -618,7 +618,7 @@ fn kill_job_connections(url: &str, job: u32) -> usize {
     })
 }
 
-/// docs/rules.md (storage) and issue #4, without stopping the server: while a `reverify --write` job runs,
+/// docs/rules.md (storage), without stopping the server: while a `reverify --write` job runs,
 /// a second connection kills the job's connections (PostgreSQL `pg_terminate_backend` on
 /// the job's `application_name`; MariaDB `KILL CONNECTION` on the job user's other
 /// connections), several times as it progresses. Whatever the pool makes of it — the job

@@ -212,7 +212,7 @@ fn a_killed_job_resumes_with_nothing_lost_or_duplicated() {
         let (rows_before, _) = checkpoint(url).unwrap();
         let last =
             json(&gc(url, &["reverify", "--write", "--resume", "--batch-rows", "20", "--format", "json"]));
-        // Issue #10: the resumed job reports the whole job, and what it had stored before.
+        // The resumed job reports the whole job, and what it had stored before.
         assert_eq!(last["resumed"]["invocations"].as_i64(), Some(rows_before), "{}", engine.name);
         assert_eq!(last["summary"]["invocations"].as_i64(), Some(total), "{}: the whole job", engine.name);
         let table: u64 = transitions(&last).iter().map(|(_, _, n)| n).sum();
@@ -315,7 +315,7 @@ fn shard_workers_together_equal_one_worker() {
     }
 }
 
-/// docs/rules.md (storage) and issue #4: the database goes away mid-job. The job stops with one clear line
+/// docs/rules.md (storage): the database goes away mid-job. The job stops with one clear line
 /// and a non-zero exit, the checkpoint still matches the stored verdicts, and once the
 /// database is back `--resume` finishes with every invocation stored once. The servers are
 /// really stopped and started again (`scripts/test-databases.sh stop`/`start`), so this test
