@@ -23,6 +23,7 @@ log() { echo "test.sh: $*" >&2; }
 needs=(
   "chromium chromium"
   "chromedriver chromium-driver"
+  "jq jq"
 )
 missing=()
 for need in "${needs[@]}"; do

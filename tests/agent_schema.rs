@@ -1,4 +1,4 @@
-//! groundcheck on the agent's own database, on every engine (#24, item 5): `migrate` never
+//! groundcheck on the agent's own database, on every engine: `migrate` never
 //! alters the agent's `tool_invocation`, keeps its history in a table of its own so that the
 //! agent's sqlx migrator and groundcheck's both stay happy, moves the history earlier versions
 //! kept in `_sqlx_migrations`, and reading works before anyone has migrated.
@@ -184,7 +184,7 @@ const V005_COLUMNS: &[&str] = &[
     "created_at",
 ];
 
-/// Regression (#24): `migrate` added `relevance_level` and `dedup_reason` to an agent table
+/// Regression: `migrate` added `relevance_level` and `dedup_reason` to an agent table
 /// that lacked them, although the table is the agent's.
 #[test]
 fn migrate_leaves_an_older_agent_table_as_it_is_and_reads_its_missing_columns_as_null() {
@@ -249,7 +249,7 @@ fn migrate_leaves_an_older_agent_table_as_it_is_and_reads_its_missing_columns_as
     }
 }
 
-/// Regression (#24): `run`, `reverify` and `export` failed on the agent's database until
+/// Regression: `run`, `reverify` and `export` failed on the agent's database until
 /// someone ran `migrate`: they read groundcheck's own tables, which did not exist yet.
 #[test]
 fn reading_works_before_anyone_has_migrated() {
@@ -348,7 +348,7 @@ fn versions(engine: &Engine, table: &str) -> Vec<i64> {
     history(engine, table).iter().map(|h| h.split(' ').next().unwrap().parse().unwrap()).collect()
 }
 
-/// Regression (#24): groundcheck kept its history in sqlx's default `_sqlx_migrations`: on a
+/// Regression: groundcheck kept its history in sqlx's default `_sqlx_migrations`: on a
 /// database the agent migrates with sqlx, `migrate` failed ("migration 5 was previously
 /// applied but has been modified"), and afterwards the agent's own migrator would have.
 #[test]

@@ -49,7 +49,7 @@ fn fail_on_sets_exit_code_one_but_still_prints() {
     assert_eq!(out.code, 0);
 }
 
-/// Issue #10 item 11: every jsonl line carries its run's session_id beside run_id, so lines of
+/// Every jsonl line carries its run's session_id beside run_id, so lines of
 /// rows without a run_id can still be grouped.
 #[test]
 fn jsonl_has_one_invocation_a_line_with_its_run_id_and_session_first() {
@@ -101,7 +101,7 @@ fn policy_flags_change_verdicts() {
     assert_eq!(status(&["--require", "any", "--match", "exact"]), "unsupported/not_verified");
 }
 
-/// Issue #6 item 1: every docs/verification.md#limits limit is settable on the command line, and each one bites where
+/// Every docs/verification.md#limits limit is settable on the command line, and each one bites where
 /// the spec says. One bundle, one invocation per limit, each just over its lowered limit.
 #[test]
 fn limit_flags_change_verdicts_where_each_limit_bites() {
@@ -238,26 +238,64 @@ fn broken_bundles_give_one_line_and_exit_two() {
     }
 }
 
+/// Every file of `tests/broken` is rejected with one line naming the place its README's table
+/// gives (`where`) and the problem as the program words it, and the table, the folder and
+/// this test name the same 13 files.
 #[test]
 fn shipped_broken_bundles_are_all_rejected() {
+    let problems = [
+        ("01_not_json.json", "unexpected character ','"),
+        ("02_bom.json", "byte order mark is not allowed"),
+        ("03_trailing_bytes.json", "trailing characters after the value"),
+        ("04_lone_surrogate_in_raw_output.json", "lone surrogate escape"),
+        (
+            "05_unknown_top_level_key.json",
+            "unknown key (a bundle has only run_id, session_id and invocations)",
+        ),
+        (
+            "06_unknown_invocation_key_raw_ouput.json",
+            "unknown key (expected a tool_invocation column, raw_output or raw_output_text)",
+        ),
+        ("07_missing_id.json", "required integer is missing"),
+        ("08_id_string.json", "must be an integer within BIGINT (i64) or null, not a string"),
+        ("09_id_beyond_i64.json", "9223372036854775808 is not an integer within BIGINT (i64)"),
+        ("10_missing_tool_name.json", "required string is missing"),
+        ("11_both_raw_outputs.json", "raw_output and raw_output_text are both given; keep one"),
+        ("12_duplicate_id_in_run.json", "id 9001 appears twice in run run-broken"),
+        ("13_is_truncated_string.json", "must be true, false or null, not a string"),
+    ];
     let dir = repo("tests/broken");
-    let mut seen = 0;
-    for entry in std::fs::read_dir(&dir).expect("tests/broken exists") {
-        let path = entry.unwrap().path();
-        if path.extension().is_some_and(|x| x == "json") {
-            seen += 1;
-            let out = run(["verify".as_ref(), path.as_os_str()]);
-            assert_eq!(out.code, 2, "{} must be rejected", path.display());
-            assert!(out.stdout.is_empty());
-            assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
-            assert!(out.stderr.starts_with(&path.display().to_string()), "{}", out.stderr);
-        }
+    // The README's table: `| `FILE` | problem | where |`, `where` with or without backticks.
+    let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
+    let places: std::collections::BTreeMap<String, String> = readme
+        .lines()
+        .filter_map(|line| line.strip_prefix("| `"))
+        .filter_map(|row| {
+            let (file, rest) = row.split_once('`')?;
+            let place = rest.trim_end().strip_suffix('|')?.rsplit_once(" | ")?.1.trim();
+            Some((file.to_string(), place.trim_matches('`').to_string()))
+        })
+        .collect();
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .expect("tests/broken exists")
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".json"))
+        .collect();
+    files.sort();
+    let named: Vec<&str> = problems.iter().map(|(file, _)| *file).collect();
+    assert_eq!(files, named, "tests/broken holds other files than this test names");
+    assert_eq!(places.keys().collect::<Vec<_>>(), named.iter().collect::<Vec<_>>(), "the README's table");
+    for (file, problem) in problems {
+        let path = dir.join(file);
+        let out = run(["verify".as_ref(), path.as_os_str()]);
+        assert_eq!(out.code, 2, "{file} must be rejected");
+        assert!(out.stdout.is_empty(), "{file}: {}", out.stdout);
+        assert_eq!(out.stderr, format!("{}: {}: {problem}\n", path.display(), places[file]), "{file}");
     }
-    assert!(seen >= 8, "tests/broken holds the invalid-bundle corpus");
 }
 
-/// Issue #10 item 5: `verify -` reads the bundle from standard input (it used to say
-/// `<stdin>: no such file or directory`); `-` twice cannot work and says so.
+/// `verify -` reads the bundle from standard input (not `<stdin>: no such file or
+/// directory`); `-` twice cannot work and says so.
 #[test]
 fn verify_reads_a_bundle_from_standard_input() {
     let out = run_with(["verify", "--format", "json", "-"], &[], Some(ONE_RUN.as_bytes()));
@@ -278,9 +316,9 @@ fn verify_reads_a_bundle_from_standard_input() {
     );
 }
 
-/// Issue #10 item 6: a PATH that yields no bundle (the wrong folder) was exit 0 with
-/// `no invocations found`, even under `--fail-on`; it is exit 2 with one line, which names
-/// the subfolders that were not read and how to read them.
+/// A PATH that yields no bundle (the wrong folder) is exit 2 with one line, which names the
+/// subfolders that were not read and how to read them, not exit 0 with `no invocations
+/// found`, even under `--fail-on`.
 #[test]
 fn a_path_that_yields_no_bundle_is_exit_two() {
     let dir = temp_dir();
@@ -325,7 +363,7 @@ fn a_path_that_yields_no_bundle_is_exit_two() {
     assert!(!dir.path().join("groundcheck.db").exists(), "nothing was opened, let alone written");
 }
 
-/// Issue #10 item 6: `verify` and `import` of a folder name the subfolders they did not read
+/// `verify` and `import` of a folder name the subfolders they did not read
 /// (a note on stderr, after the output), and the human summary says how many files were read.
 #[test]
 fn subfolders_that_are_not_read_are_named() {
@@ -367,7 +405,7 @@ fn subfolders_that_are_not_read_are_named() {
     assert!(out.stderr.contains(": 1 subfolder not read: more ("), "{}", out.stderr);
 }
 
-/// Issue #10 item 9: paths in the human output are printed exactly as given (no escaped
+/// Paths in the human output are printed exactly as given (no escaped
 /// quotes, never cut short), so one can be pasted into `resolve`; control characters are
 /// shown as `<U+XXXX>` and nothing else changes.
 #[test]
@@ -416,7 +454,7 @@ fn readme_human_example_is_what_verify_prints() {
     assert_eq!(out.stdout, shown);
 }
 
-/// Issue #10 item 10: warnings appear under their row, and an `invalid_path` ref says why its
+/// Warnings appear under their row, and an `invalid_path` ref says why its
 /// path is not one, as `resolve` would, counting characters in the path as given.
 #[test]
 fn human_output_shows_warnings_and_why_a_path_is_invalid() {
@@ -449,7 +487,7 @@ fn human_output_shows_warnings_and_why_a_path_is_invalid() {
     );
 }
 
-/// Issue #10 item 10: `invalid_utf8` (only a database can produce it) is shown too.
+/// `invalid_utf8` (only a database can produce it) is shown too.
 #[test]
 fn human_output_of_run_shows_invalid_utf8() {
     let dir = temp_dir();
@@ -476,7 +514,7 @@ fn human_output_of_run_shows_invalid_utf8() {
     );
 }
 
-/// Issue #10 item 11: counts are singular or plural as they should be, and a report of more
+/// Counts are singular or plural as they should be, and a report of more
 /// than one run ends with a grand total.
 #[test]
 fn human_counts_read_as_english_with_a_grand_total() {
@@ -511,7 +549,7 @@ fn human_counts_read_as_english_with_a_grand_total() {
     assert_eq!((out.code, out.stdout.as_str()), (0, "no invocations found in 1 bundle file\n"));
 }
 
-/// Issue #10 item 11: a row the tool_invocation table cannot hold says which column is
+/// A row the tool_invocation table cannot hold says which column is
 /// missing and where to give it, without database jargon.
 #[test]
 fn import_names_the_missing_column_the_table_requires() {
@@ -568,7 +606,7 @@ fn resolve_prints_nodes_with_numbers_as_written() {
     assert_eq!((nothing.code, nothing.stdout.as_str()), (0, "[]\n"));
 }
 
-/// Issue #12: a path that selects nothing as written is resolved on the expanded view (JSON
+/// A path that selects nothing as written is resolved on the expanded view (JSON
 /// inside strings), and each node found there says so after its value.
 #[test]
 fn resolve_marks_nodes_selected_inside_strings_as_descended() {
@@ -618,12 +656,14 @@ fn every_command_has_help_with_an_example() {
     assert_eq!(run(["verify", "--match", "fuzzy", "x"]).code, 2);
 }
 
-/// Issue #10 item 6: the examples in the help of `groundcheck`, `verify`, `resolve` and
-/// `import` run as shown, from a clone of the repository (here a folder whose `fixtures` is
-/// the repository's, so `import` writes its groundcheck.db there).
+/// The examples in the help of `groundcheck`, `verify`, `resolve` and `import` run as shown,
+/// from a clone of the repository (here a folder whose `fixtures` is the repository's, so
+/// `import` writes its groundcheck.db there), and each prints something: a `resolve` example
+/// selects at least one node. The `jq` example needs jq (scripts/test.sh installs it).
 #[test]
 fn help_examples_run_as_shown() {
-    let jq = run_shell(Path::new("."), "command -v jq").code == 0;
+    assert_eq!(run_shell(Path::new("."), "command -v jq").code, 0, "jq not found: install Debian's jq");
+    let mut ran_jq = false;
     for command in [None, Some("verify"), Some("resolve"), Some("import")] {
         let help = run(command.into_iter().chain(Some("--help")));
         let examples = help.stdout.split_once("Examples:\n").or_else(|| help.stdout.split_once("Start here"));
@@ -636,15 +676,17 @@ fn help_examples_run_as_shown() {
             .collect();
         assert!(lines.len() >= 2, "{command:?}: {lines:?}");
         for line in lines {
-            if line.starts_with("jq ") && !jq {
-                continue; // The jq example needs jq.
-            }
             let dir = temp_dir_with_fixtures();
             let out = run_shell(dir.path(), line);
             assert_eq!(out.code, 0, "{line}: {}", out.stderr);
-            assert!(!out.stdout.is_empty(), "{line}");
+            assert!(!matches!(out.stdout.trim(), "" | "[]"), "{line} printed nothing: {:?}", out.stdout);
+            if line.contains("groundcheck resolve") {
+                assert!(out.stdout.contains(r#"{"path": "$"#), "{line} selected nothing: {}", out.stdout);
+            }
+            ran_jq |= line.starts_with("jq ");
         }
     }
+    assert!(ran_jq, "no example runs jq");
 }
 
 /// Regression: a 10,000-deep output is an ordinary input (docs/verification.md#limits). `verify` gives its refs

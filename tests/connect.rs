@@ -1,4 +1,4 @@
-//! Connecting, and what a failure says (issue #10 item 3, issue #11 item 6): a server of the
+//! Connecting, and what a failure says: a server of the
 //! wrong engine on the port fails within the connect timeout instead of hanging; every
 //! database error is the server's message and code, nothing of the driver's internals; and
 //! every store error carries a kind the binary acts on, never a message it has to sniff.

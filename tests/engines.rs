@@ -3,7 +3,8 @@
 //!
 //! SQLite always runs (a fresh file per test). MariaDB and PostgreSQL come from
 //! `GROUNDCHECK_TEST_MYSQL_URL` / `GROUNDCHECK_TEST_POSTGRES_URL` (see scripts/README.md).
-//! Without them a test says so and skips that engine; under `CI=true` it fails instead.
+//! Without them a test says so and skips that engine; under CI (`CI` set, not `false` or
+//! `0`) it fails instead.
 
 use std::io::Write;
 use std::sync::{Mutex, MutexGuard};
@@ -37,7 +38,7 @@ pub fn all() -> Vec<Engine> {
                 reset(&url);
                 engines.push(Engine { name, url, _lock: Some(guard), _dir: None });
             }
-            _ if std::env::var("CI").as_deref() == Ok("true") => {
+            _ if crate::harness::under_ci() => {
                 panic!("{var} is not set: under CI the {name} storage tests must run (see scripts/README.md)")
             }
             _ => {

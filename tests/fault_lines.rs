@@ -1,4 +1,4 @@
-//! Faults say what happened (#24, item 8): a write that fails midway through `import` names
+//! Faults say what happened: a write that fails midway through `import` names
 //! the files already committed and the one that failed; a SQLite database locked by another
 //! writer is reported within a second, with how long the command will wait.
 
@@ -30,7 +30,7 @@ fn bundle(dir: &Path, name: &str, first: i64, raw_bytes: usize) {
     write(dir, name, text);
 }
 
-/// Regression (#24): when the disk filled during `import`, the line said only that a write
+/// Regression: when the disk filled during `import`, the line said only that a write
 /// failed, not which files were already in the database. The disk is a file-size limit here
 /// (`ulimit -f`, with SIGXFSZ ignored so the write fails instead of killing the process):
 /// it needs no privilege, so it runs the same as root, as a user and in any container.
@@ -114,7 +114,7 @@ exec "$0" import --database sqlite://disk/g.db a.json b.json c.json"#;
         _ => Ok(o),
     }) else {
         let why = out.map_or_else(|e| e.to_string(), |o| String::from_utf8_lossy(&o.stderr).into_owned());
-        assert!(std::env::var("CI").as_deref() != Ok("true"), "cannot mount a tmpfs under CI: {why}");
+        assert!(!crate::harness::under_ci(), "cannot mount a tmpfs under CI: {why}");
         let _ = std::io::Write::write_all(
             &mut std::io::stderr(),
             format!("skipping: no tmpfs ({why})\n").as_bytes(),
@@ -140,7 +140,7 @@ exec "$0" import --database sqlite://disk/g.db a.json b.json c.json"#;
     );
 }
 
-/// Regression (#24): a SQLite database whose write lock another connection held made a
+/// Regression: a SQLite database whose write lock another connection held made a
 /// writing command wait in silence (up to its busy timeout) before it failed or went on.
 #[test]
 fn a_locked_sqlite_database_says_within_a_second_that_it_waits_and_how_long() {

@@ -1,4 +1,4 @@
-//! Database faults and least privilege, on real servers (issue #6): a write transaction that
+//! Database faults and least privilege, on real servers: a write transaction that
 //! fails mid-`reverify`, a database that refuses writes, connections killed under a running
 //! job, and a SELECT-only user doing everything that only reads.
 //!
@@ -183,7 +183,7 @@ fn read_only_user_url(engine: &Engine) -> Option<String> {
     };
     match std::env::var(var) {
         Ok(url) if !url.is_empty() => Some(url),
-        _ if std::env::var("CI").as_deref() == Ok("true") => {
+        _ if crate::harness::under_ci() => {
             panic!("{var} is not set: under CI the least-privilege tests must run (see scripts/README.md)")
         }
         _ => {
@@ -462,7 +462,7 @@ fn files(dir: &std::path::Path) -> BTreeMap<String, Vec<u8>> {
         .collect()
 }
 
-/// Issue #6 item 5, least privilege: a user with SELECT only (MariaDB `GRANT SELECT ON
+/// Least privilege: a user with SELECT only (MariaDB `GRANT SELECT ON
 /// db.*`, PostgreSQL `GRANT SELECT` on current and future tables; a SQLite file opened
 /// `?mode=ro` alike) can do everything that only reads — `run`, `reverify` without
 /// `--write`, `export` — with exactly the output the full-rights user gets, including
@@ -537,21 +537,54 @@ fn a_select_only_user_can_run_reverify_and_export_but_not_write() {
 /// terminated.
 const JOB_APPLICATION: &str = "groundcheck-faults-job";
 
-/// Kills the job's server connections from a separate connection, never the killer's own;
-/// returns how many were killed.
-fn kill_job_connections(url: &str) -> usize {
+/// The local ports of the TCP connections process `pid` holds open (Linux: its socket
+/// descriptors, looked up in its `/proc/PID/net/tcp*`).
+fn local_ports(pid: u32) -> Vec<u16> {
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else { return Vec::new() };
+    let inodes: Vec<String> = fds
+        .filter_map(|fd| std::fs::read_link(fd.ok()?.path()).ok())
+        .filter_map(|link| {
+            let link = link.to_string_lossy().into_owned();
+            Some(link.strip_prefix("socket:[")?.strip_suffix(']')?.to_string())
+        })
+        .collect();
+    let mut ports = Vec::new();
+    for table in ["tcp", "tcp6"] {
+        let text = std::fs::read_to_string(format!("/proc/{pid}/net/{table}")).unwrap_or_default();
+        for line in text.lines().skip(1) {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let (Some(local), Some(inode)) = (fields.get(1), fields.get(9)) else { continue };
+            if inodes.iter().any(|i| i == inode) {
+                let port = local.rsplit_once(':').and_then(|(_, p)| u16::from_str_radix(p, 16).ok());
+                ports.extend(port);
+            }
+        }
+    }
+    ports
+}
+
+/// Kills the server connections of the job (the client process `job`) from a separate
+/// connection: only those whose client port is one of the job's, never the killer's own or
+/// another client's; returns how many were killed.
+fn kill_job_connections(url: &str, job: u32) -> usize {
+    let ports = local_ports(job);
+    let ours = |port: Option<i64>| port.is_some_and(|p| ports.iter().any(|&q| i64::from(q) == p));
     block_on(async {
         let mut killed = 0;
         if url.starts_with("postgres") {
             let mut conn = sqlx::PgConnection::connect(url).await.unwrap();
-            let pids: Vec<i32> = sqlx::query_scalar(
-                "SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()",
+            let pids: Vec<(i32, Option<i32>)> = sqlx::query_as(
+                "SELECT pid, client_port FROM pg_stat_activity \
+                 WHERE application_name = $1 AND pid <> pg_backend_pid()",
             )
             .bind(JOB_APPLICATION)
             .fetch_all(&mut conn)
             .await
             .unwrap();
-            for pid in pids {
+            for (pid, port) in pids {
+                if !ours(port.map(i64::from)) {
+                    continue;
+                }
                 let done: Option<bool> = sqlx::query_scalar("SELECT pg_terminate_backend($1)")
                     .bind(pid)
                     .fetch_one(&mut conn)
@@ -562,14 +595,18 @@ fn kill_job_connections(url: &str) -> usize {
             conn.close().await.ok();
         } else {
             let mut conn = sqlx::MySqlConnection::connect(url).await.unwrap();
-            let ids: Vec<i64> = sqlx::query_scalar(
-                "SELECT ID FROM information_schema.PROCESSLIST \
+            // HOST is `127.0.0.1:PORT` (or `localhost:PORT`): the client's address.
+            let ids: Vec<(i64, String)> = sqlx::query_as(
+                "SELECT ID, HOST FROM information_schema.PROCESSLIST \
                  WHERE USER = 'groundcheck' AND DB = DATABASE() AND ID <> CONNECTION_ID()",
             )
             .fetch_all(&mut conn)
             .await
             .unwrap();
-            for id in ids {
+            for (id, host) in ids {
+                if !ours(host.rsplit_once(':').and_then(|(_, p)| p.parse().ok())) {
+                    continue;
+                }
                 // A connection may end by itself meanwhile: "Unknown thread id" is fine.
                 let kill =
                     sqlx::raw_sql(AssertSqlSafe(format!("KILL CONNECTION {id}"))).execute(&mut conn).await;
@@ -581,7 +618,7 @@ fn kill_job_connections(url: &str) -> usize {
     })
 }
 
-/// docs/rules.md (storage) and issue #4, without stopping the server: while a `reverify --write` job runs,
+/// docs/rules.md (storage), without stopping the server: while a `reverify --write` job runs,
 /// a second connection kills the job's connections (PostgreSQL `pg_terminate_backend` on
 /// the job's `application_name`; MariaDB `KILL CONNECTION` on the job user's other
 /// connections), several times as it progresses. Whatever the pool makes of it — the job
@@ -612,7 +649,7 @@ fn killed_connections_mid_job_leave_a_consistent_checkpoint_and_resume_finishes(
         while child.try_wait().unwrap().is_none() {
             let progress = checkpoint(url).map_or(0, |(rows, _, _)| rows);
             if kills < 5 && progress >= next {
-                if kill_job_connections(url) > 0 {
+                if kill_job_connections(url, child.id()) > 0 {
                     kills += 1;
                 }
                 next = progress + 150;
@@ -634,7 +671,7 @@ fn killed_connections_mid_job_leave_a_consistent_checkpoint_and_resume_finishes(
         };
         let out = Outcome { code: status.code().unwrap_or(-1), stdout: read(stdout), stderr: read(stderr) };
         assert_no_secret(name, &out);
-        assert!(kills > 0, "{name}: the job ended before any of its connections was killed");
+        assert!(kills > 0, "{name}: the job ended before any of its own connections was killed");
         let (rows_done, _, done) = checkpoint(url).unwrap_or((0, String::new(), false));
         if out.code == 0 {
             let report = json(name, &out);

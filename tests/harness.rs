@@ -12,6 +12,26 @@ pub struct Outcome {
     pub stderr: String,
 }
 
+/// Whether the tests run under CI: `CI` set to anything but empty, `false` or `0` (CI services
+/// set `true` or `1`). There a test that cannot run here fails instead of skipping.
+pub fn under_ci() -> bool {
+    means_ci(std::env::var("CI").ok().as_deref())
+}
+
+fn means_ci(ci: Option<&str>) -> bool {
+    ci.is_some_and(|ci| !matches!(ci.trim(), "" | "false" | "0"))
+}
+
+#[test]
+fn any_ci_value_but_empty_false_or_0_means_ci() {
+    for (ci, means) in [(None, false), (Some(""), false), (Some("false"), false), (Some("0"), false)] {
+        assert_eq!(means_ci(ci), means, "{ci:?}");
+    }
+    for ci in ["true", "1", "yes", "TRUE", "woodpecker"] {
+        assert!(means_ci(Some(ci)), "{ci}");
+    }
+}
+
 /// The repository root, where `fixtures/` lives.
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

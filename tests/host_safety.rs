@@ -1,4 +1,4 @@
-//! Safe on a real agent's host (issue #24): what the session folders, the terminal and the
+//! Safe on a real agent's host: what the session folders, the terminal and the
 //! files around groundcheck may hold cannot make it read outside its folder, hang, steer the
 //! terminal or clobber a file. Each test drives the real binary.
 
@@ -23,8 +23,8 @@ fn write_bundle(dir: &Path, rows: Vec<Value>) {
     std::fs::write(dir.join("bundle.json"), json!({"invocations": rows}).to_string()).unwrap();
 }
 
-/// Runs `groundcheck ARGS` in `dir`, failing the test if it has not ended in 60 s (the
-/// cases here used to hang for ever).
+/// Runs `groundcheck ARGS` in `dir`, failing the test if it has not ended in 60 s (a case
+/// here that goes wrong hangs for ever).
 fn run_watched(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Outcome {
     let (dir, env): (std::path::PathBuf, Vec<(String, String)>) =
         (dir.to_path_buf(), env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect());

@@ -1,4 +1,4 @@
-//! The hostile-input corpus (`fixtures/hostile/`, issue #6): every file is verified by the real
+//! The hostile-input corpus (`fixtures/hostile/`): every file is verified by the real
 //! binary, which must exit 0 with a report whose counts add up and whose every value comes
 //! from the the report's sets; a few key verdicts are pinned here, beside the full snapshots of
 //! `snapshots::every_fixture_json_report`; the report is the same on one thread or two; and

@@ -171,15 +171,33 @@ fn warnings_keep_their_order() {
 
 #[test]
 fn many_refs_share_one_expanded_view() {
-    // Each string is parsed once per invocation: 1,000 refs into a 1 MB stringified output
-    // cost about one expansion, not a thousand (this finishes in well under a second).
+    // Each string is parsed once per invocation: 1,000 refs into a stringified output load
+    // its document once and build its expanded view once, on every route.
     let items: Vec<_> = (0..20_000).map(|i| json!({"id": i, "message": format!("event {i}")})).collect();
     let raw = json!({"content": [{"type": "text", "text": json!({"items": items}).to_string()}]}).to_string();
-    let paths: Vec<String> =
-        (0..1_000).map(|i| format!("$.content[0].text.items[{}].message", i * 20)).collect();
-    let refs: Vec<(&str, &str)> = paths.iter().map(|p| (p.as_str(), "event")).collect();
-    let verdict = verify_all(&raw, &refs, &Policy::default());
-    assert!(verdict.refs.iter().all(|r| r.outcome == RefOutcome::Verified));
+    let refs: Vec<_> = (0..1_000)
+        .map(|i| json!({"raw_path": format!("$.content[0].text.items[{}].message", i * 20), "text": "event"}))
+        .collect();
+    let details = json!({"evidence_status": "supported", "evidence_refs": refs}).to_string();
+    let inv = Invocation {
+        id: 1,
+        tool_name: "mcp".into(),
+        retrieval_details: Some(Json::parse(&details).unwrap()),
+        raw_output: Some(RawOutput::Text(raw)),
+        ..Invocation::default()
+    };
+    for verifier in [Verifier::default(), Verifier::default().tree_route_only()] {
+        let verdict = verifier.verify(&inv);
+        assert_eq!(verdict.refs.len(), 1_000);
+        assert!(verdict.refs.iter().all(|r| r.outcome == RefOutcome::Verified));
+        let taken = verifier.route_counts();
+        assert_eq!(
+            taken.located + taken.value + taken.tree,
+            1,
+            "the document loaded more than once: {taken:?}"
+        );
+        assert_eq!(taken.expanded, 1, "the expanded view built more than once: {taken:?}");
+    }
 }
 
 #[test]

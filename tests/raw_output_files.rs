@@ -232,25 +232,35 @@ mod through_the_binary {
         let dir = tempfile::tempdir().unwrap();
         let tools = dir.path().join("tools");
         std::fs::create_dir(&tools).unwrap();
-        // 1 GiB of zeros: 1,024 gzip members of 1 MiB each, 1 MB on disk.
+        // 1 GiB of zeros on 1 MB of disk: 1,024 gzip members of 1 MiB each, of which only the
+        // first 65 are gzip; the rest is garbage, which a reader going on past the 64 MiB limit
+        // would reach (and call the file unreadable, not over the limit).
         let member = gzip(&vec![0u8; 1 << 20]);
-        std::fs::write(tools.join("1.json.gz"), member.repeat(1024)).unwrap();
+        let mut bomb = member.repeat(65);
+        bomb.resize(member.len() * 1024, 0xff);
+        std::fs::write(tools.join("1.json.gz"), bomb).unwrap();
         let text = output("connection refused");
         std::fs::write(tools.join("2.json.gz"), gzip(text.as_bytes())).unwrap();
-        write_bundle(dir.path(), vec![row(1, json!("s")), row(2, json!("s"))]);
+        // 1,025 bytes, then garbage: read up to one byte past a limit of 1,024, it is over the
+        // limit; with a limit of 1,025 the byte past it is in the garbage.
+        let mut exact = gzip(&[b' '; 1025]);
+        exact.extend([0xff; 64]);
+        std::fs::write(tools.join("3.json.gz"), exact).unwrap();
+        write_bundle(dir.path(), vec![row(1, json!("s")), row(2, json!("s")), row(3, json!("s"))]);
         let template = ["--raw-outputs", "tools/{id}.json.gz"];
+        let with_limit = |limit: usize| {
+            let limit = limit.to_string();
+            verdicts(&verify(dir.path(), &[&template[..], &["--max-output-bytes", &limit]].concat(), &[]))
+        };
+        let unreadable = case(3, "none", "raw_output_unavailable", &["raw_output_unreadable"]);
         assert_eq!(
             verdicts(&verify(dir.path(), &template, &[])),
-            [case(1, "file", "limit_exceeded", &[]), case(2, "file", "verified", &[])]
+            [case(1, "file", "limit_exceeded", &[]), case(2, "file", "verified", &[]), unreadable.clone()]
         );
-        let limit = text.len().to_string();
-        let at_limit =
-            verdicts(&verify(dir.path(), &[&template[..], &["--max-output-bytes", &limit]].concat(), &[]));
-        assert_eq!(at_limit[1], case(2, "file", "verified", &[]));
-        let below = (text.len() - 1).to_string();
-        let over =
-            verdicts(&verify(dir.path(), &[&template[..], &["--max-output-bytes", &below]].concat(), &[]));
-        assert_eq!(over[1], case(2, "file", "limit_exceeded", &[]));
+        assert_eq!(with_limit(text.len())[1], case(2, "file", "verified", &[]));
+        assert_eq!(with_limit(text.len() - 1)[1], case(2, "file", "limit_exceeded", &[]));
+        assert_eq!(with_limit(1024)[2], case(3, "file", "limit_exceeded", &[]));
+        assert_eq!(with_limit(1025)[2], unreadable);
     }
 
     #[test]

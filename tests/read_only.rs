@@ -1,4 +1,4 @@
-//! SQLite databases that this user may read but not write (issue #10 item 2): reading never
+//! SQLite databases that this user may read but not write: reading never
 //! needs write access, nothing is created or migrated for a reader, and a write that the
 //! file system forbids says so.
 //!

@@ -1,5 +1,5 @@
 //! The same `reverify --write --resume` run on a schedule (a Kubernetes CronJob), on every
-//! engine (#24, item 6): after a finished job, the next run verifies the rows added since, in
+//! engine: after a finished job, the next run verifies the rows added since, in
 //! whole runs, and nothing else; a job killed midway still resumes exactly where it stopped.
 
 use std::process::{Command, Stdio};
@@ -54,7 +54,7 @@ fn assert_complete(name: &str, what: &str, report: &Value) {
     assert_eq!(report["resumed"]["already_complete"], true, "{name}: {what}: {report}");
 }
 
-/// Regression (#24): once a job with `--write --resume` had finished, the same command said
+/// Regression: once a job with `--write --resume` had finished, the same command said
 /// "already complete" and verified nothing, forever, however many rows were added.
 #[test]
 fn a_recurring_job_verifies_the_rows_added_since_it_finished() {

@@ -716,7 +716,7 @@ fn migrate_adopts_an_existing_tool_invocation_table() {
     for engine in engines::all() {
         let name = engine.name;
         let statements = match kind(&engine) {
-            // Regression (#24): SQLite was skipped here, because its migration 0010 always ran
+            // Regression: SQLite was skipped here, because its migration 0010 always ran
             // V010's ALTERs and failed on a table that already had relevance_level.
             Kind::Sqlite => FOREIGN_SQLITE,
             Kind::MariaDb => FOREIGN_MARIADB,

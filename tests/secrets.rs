@@ -1,4 +1,4 @@
-//! No credential a database URL carries is ever printed or stored (issue #10 item 1): not the
+//! No credential a database URL carries is ever printed or stored: not the
 //! user-info password, not a `password=` (or look-alike) query parameter, through every
 //! command that takes `--database`, with and without `--write`, on every engine, for URLs
 //! that connect and URLs that fail to.

@@ -14,6 +14,7 @@ mod engines;
 mod fast_path;
 mod fault_lines;
 mod faults;
+mod fixture_tables;
 mod fuzz_regressions;
 mod harness;
 mod host_safety;

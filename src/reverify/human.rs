@@ -123,7 +123,7 @@ mod tests {
         }
     }
 
-    // Issue #10: "1 invocations in 1 runs", "1 claim mismatches".
+    // Guards: "1 invocations in 1 runs", "1 claim mismatches".
     #[test]
     fn one_of_a_thing_is_singular() {
         let one = Tally { invocations: 1, runs: 1, claim_mismatches: 1, ..Tally::default() };

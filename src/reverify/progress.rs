@@ -100,7 +100,7 @@ mod tests {
         }
     }
 
-    // Issue #10: the first frame read `0/4 runs, , eta 0s` (the position moved before the
+    // Guards: a first frame reading `0/4 runs, , eta 0s` (the position moved before the
     // message was set).
     #[test]
     fn every_frame_has_its_rows() {

@@ -1,4 +1,4 @@
-//! `--compare-with POLICY` (issue #10): after a policy change, the changes are against the
+//! `--compare-with POLICY`: after a policy change, the changes are against the
 //! verdicts stored under the old policy, not all `new`; a policy never stored is refused.
 
 use serde_json::Value;

@@ -1,4 +1,4 @@
-//! Ctrl-C during `reverify --write` (issue #10), with a real SIGINT sent to the real binary
+//! Ctrl-C during `reverify --write`, with a real SIGINT sent to the real binary
 //! mid-job on every engine: the job stops after the batch being committed, says how much of
 //! the job is committed and the exact command that resumes it (exit 130); that command
 //! resumes, says so and reports the whole job; run again, it says the job is complete.

@@ -1,4 +1,4 @@
-//! What `reverify` says to people (issue #10): its help names its own schema, and one of a
+//! What `reverify` says to people: its help names its own schema, and one of a
 //! thing is singular.
 
 use crate::harness::{run, temp_dir};

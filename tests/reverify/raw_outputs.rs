@@ -1,4 +1,4 @@
-//! `reverify --raw-outputs` (issue #12): rows whose outputs live only in files beside their
+//! `reverify --raw-outputs`: rows whose outputs live only in files beside their
 //! sessions, verified straight from the database on every engine, killed (SIGKILL) mid-job
 //! and resumed with nothing lost or duplicated.
 

@@ -105,6 +105,8 @@ pub use crate::report::{
 pub use crate::resolve::{resolve, ResolvedNode};
 pub use crate::run::{Run, RunSet, VerdictSet};
 pub use crate::score::Score;
+#[doc(hidden)]
+pub use crate::verify::RoutesTaken;
 pub use crate::verify::Verifier;
 
 #[cfg(test)]

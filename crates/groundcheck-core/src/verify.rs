@@ -89,18 +89,34 @@ impl Verifier {
         self
     }
 
-    /// How many documents were loaded along each route so far, `[located, value, tree]` (a
-    /// route is counted even when the text turns out not to be JSON, or too deep, and the
-    /// load ends on our tree or a limit), and how many expanded views were asked for: the tests that compare routes check that the route
-    /// they mean to test was taken.
+    /// How many documents were loaded along each route so far, and how many expanded views
+    /// were built: the tests that compare routes check that the route they mean to test was
+    /// taken.
     #[doc(hidden)]
-    pub fn route_counts(&self) -> ([u64; 3], u64) {
+    pub fn route_counts(&self) -> RoutesTaken {
         let get = |n: &AtomicU64| n.load(Ordering::Relaxed);
-        (
-            [get(&self.routes.located), get(&self.routes.value), get(&self.routes.tree)],
-            get(&self.routes.expanded),
-        )
+        RoutesTaken {
+            located: get(&self.routes.located),
+            value: get(&self.routes.value),
+            tree: get(&self.routes.tree),
+            expanded: get(&self.routes.expanded),
+        }
     }
+}
+
+/// What [`Verifier::route_counts`] counts. A route is counted even when the text turns out
+/// not to be JSON, or too deep, and the load ends on our tree or a limit.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RoutesTaken {
+    /// Documents located (singular paths read off the text, nothing parsed).
+    pub located: u64,
+    /// Documents parsed into a `serde_json` value.
+    pub value: u64,
+    /// Documents parsed into our tree.
+    pub tree: u64,
+    /// Expanded views (the JSON inside strings parsed) built: at most one per invocation.
+    pub expanded: u64,
 }
 
 /// Checks the refs of one invocation in order, loading its document on the first ref that

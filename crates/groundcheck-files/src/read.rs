@@ -60,24 +60,53 @@ fn read_open(file: File, path: &Path, max_bytes: usize) -> (RawOutputFile, bool)
         Compression::None => file.metadata().map_or(0, |m| usize::try_from(m.len()).unwrap_or(usize::MAX)),
         Compression::Gzip | Compression::Zstd => 0,
     };
-    let reader: Box<dyn Read> = match kind {
-        Compression::None => Box::new(file),
-        Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(io::BufReader::new(file))),
-        Compression::Zstd => match ZstdFrames::new(io::BufReader::new(file)) {
+    read_source(file, kind, size_hint, max_bytes).0
+}
+
+/// What reading `source` (compressed as `kind`) found, and how many bytes were taken from
+/// its decoder: never more than one past `max_bytes`.
+fn read_source(
+    source: impl Read,
+    kind: Compression,
+    size_hint: usize,
+    max_bytes: usize,
+) -> ((RawOutputFile, bool), u64) {
+    let reader: Box<dyn Read + '_> = match kind {
+        Compression::None => Box::new(source),
+        Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(io::BufReader::new(source))),
+        Compression::Zstd => match ZstdFrames::new(io::BufReader::new(source)) {
             Ok(frames) => Box::new(frames),
-            Err(_) => return (RawOutputFile::Unreadable, false),
+            Err(_) => return ((RawOutputFile::Unreadable, false), 0),
         },
     };
-    let bytes = match read_at_most(reader, max_bytes.saturating_add(1), size_hint) {
+    let mut reader = Counting { inner: reader, bytes: 0 };
+    let read = read_at_most(&mut reader, max_bytes.saturating_add(1), size_hint);
+    let inflated = reader.bytes;
+    let bytes = match read {
         Ok(bytes) => bytes,
-        Err(_) => return (RawOutputFile::Unreadable, false),
+        Err(_) => return ((RawOutputFile::Unreadable, false), inflated),
     };
     if bytes.len() > max_bytes {
-        return (RawOutputFile::OverLimit, false);
+        return ((RawOutputFile::OverLimit, false), inflated);
     }
-    match String::from_utf8(bytes) {
+    let found = match String::from_utf8(bytes) {
         Ok(text) => (RawOutputFile::Read(text), false),
         Err(e) => (RawOutputFile::Read(String::from_utf8_lossy(e.as_bytes()).into_owned()), true),
+    };
+    (found, inflated)
+}
+
+/// A reader that counts the bytes read through it.
+struct Counting<R> {
+    inner: R,
+    bytes: u64,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.bytes += n as u64;
+        Ok(n)
     }
 }
 
@@ -157,6 +186,10 @@ mod tests {
         encoder.finish().unwrap()
     }
 
+    fn zstd(bytes: &[u8]) -> Vec<u8> {
+        ruzstd::encoding::compress_to_vec(bytes, ruzstd::encoding::CompressionLevel::Fastest)
+    }
+
     #[test]
     fn plain_gzip_and_missing_files() {
         let dir = tempfile::tempdir().unwrap();
@@ -189,10 +222,29 @@ mod tests {
         std::fs::write(dir.path().join("two.zst"), frames).unwrap();
         assert_eq!(read(dir.path(), "two.zst", 100).0, RawOutputFile::Read("{\"a\":1}".into()));
         // 1 GiB of zeros as 1,024 gzip members of 1 MiB each: only 1 KiB and one byte are
-        // ever decompressed.
+        // ever decompressed, from the first few KiB of the 1 MB file.
         let member = gzip(&vec![0u8; 1 << 20]);
-        std::fs::write(dir.path().join("bomb.gz"), member.repeat(1024)).unwrap();
+        let bomb = member.repeat(1024);
+        std::fs::write(dir.path().join("bomb.gz"), &bomb).unwrap();
         assert_eq!(read(dir.path(), "bomb.gz", 1024).0, RawOutputFile::OverLimit);
+        let mut file = Counting { inner: bomb.as_slice(), bytes: 0 };
+        let (found, inflated) = read_source(&mut file, Compression::Gzip, 0, 1024);
+        assert_eq!(found, (RawOutputFile::OverLimit, false));
+        assert_eq!(inflated, 1025, "inflated");
+        assert!(file.bytes <= 64 * 1024, "{} of {} compressed bytes read", file.bytes, bomb.len());
+        // The same of zstd, and of a plain file.
+        let zeros = vec![0u8; 1 << 20];
+        for (kind, source) in [(Compression::Zstd, zstd(&zeros)), (Compression::None, zeros.clone())] {
+            let mut file = Counting { inner: source.as_slice(), bytes: 0 };
+            let (found, inflated) = read_source(&mut file, kind, 0, 1024);
+            assert_eq!(found, (RawOutputFile::OverLimit, false), "{kind:?}");
+            assert_eq!(inflated, 1025, "{kind:?}: inflated");
+            assert!(file.bytes <= 64 * 1024, "{kind:?}: {} of {} bytes read", file.bytes, source.len());
+        }
+        // At the limit, exactly the text and the end of the stream are read.
+        let text = vec![b'x'; 1024];
+        let (found, inflated) = read_source(gzip(&text).as_slice(), Compression::Gzip, 0, 1024);
+        assert_eq!((found, inflated), ((RawOutputFile::Read("x".repeat(1024)), false), 1024));
     }
 
     #[test]

@@ -166,8 +166,7 @@ impl<'a> Document<'a> {
             Selected::OverLimit => return Searched { found: Err(OverLimit), descended: false },
             Selected::Nothing => {}
         }
-        self.count_expansion();
-        match self.expanded.get(self.raw, &self.plain, self.policy) {
+        match self.expanded.get(self.raw, &self.plain, self.policy, &self.routes.expanded) {
             Ok(Some(view)) => match view.tree.search(query, search, &mut self.leaves) {
                 Selected::Found(found) => Searched { found: Ok(found), descended: true },
                 Selected::OverLimit => Searched { found: Err(OverLimit), descended: true },
@@ -206,21 +205,13 @@ impl<'a> Document<'a> {
                 self.plain.search(self.raw, Query::Root, policy, search, &mut self.leaves)
             }
             Which::Expanded => {
-                self.count_expansion();
-                let view = self.expanded.get(self.raw, &self.plain, policy);
+                let view = self.expanded.get(self.raw, &self.plain, policy, &self.routes.expanded);
                 match view {
                     Ok(Some(view)) => view.search_held(policy, search, &mut self.leaves),
                     Ok(None) => Selected::Nothing,
                     Err(OverLimit) => Selected::OverLimit,
                 }
             }
-        }
-    }
-
-    /// Counts the expanded view about to be built, if it is not built yet.
-    fn count_expansion(&self) {
-        if let Expansion::NotBuilt = self.expanded {
-            self.routes.expanded.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }
     }
 

@@ -6,6 +6,7 @@
 use std::borrow::Cow;
 use std::cell::OnceCell;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::Value;
 
@@ -130,15 +131,18 @@ pub(crate) enum Expansion {
 
 impl Expansion {
     /// The expanded view of the document behind `plain`, built on first need; `None` when
-    /// no string of it holds JSON. Our tree of the plain view is copied when there is one;
-    /// the located and `Value` views have none, so the source is parsed again.
+    /// no string of it holds JSON; each build is counted in `built`. Our tree of the plain
+    /// view is copied when there is one; the located and `Value` views have none, so the
+    /// source is parsed again.
     pub(crate) fn get(
         &mut self,
         raw: Raw<'_>,
         plain: &View<'_>,
         policy: &Policy,
+        built: &AtomicU64,
     ) -> Result<Option<&mut ExpandedView>, OverLimit> {
         if let Expansion::NotBuilt = self {
+            built.fetch_add(1, Ordering::Relaxed);
             *self = Expansion::build(raw, plain, policy);
         }
         match self {
