@@ -154,37 +154,26 @@ pub struct RefReport {
     pub path_error: Option<Error>,
 }
 
-/// [`RefReport`] as the JSON report holds it; reading one derives its `path_error` again.
+/// [`RefReport`]'s fields as the JSON report holds them (everything but `path_error`), read
+/// first so that reading a report derives each `path_error` again.
 #[derive(Deserialize)]
 struct RefFields {
-    /// Position in `evidence_refs`.
-    pub index: usize,
-    /// `raw_path` as given, when it is a string.
-    pub raw_path: Option<String>,
-    /// `text` as given, when it is a string.
-    pub text: Option<String>,
-    /// What checking it found.
-    pub outcome: RefOutcome,
-    /// The rung that verified it.
-    #[serde(rename = "match", default, skip_serializing_if = "Option::is_none")]
-    pub rung: Option<Rung>,
-    /// The normalized path of the leaf where the winning rung held.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub matched_path: Option<String>,
-    /// For a fuzzy match: the score of the leaf that verified it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub score: Option<Score>,
-    /// For `raw_output_unavailable` with a string preview: whether the preview contains the text.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub in_preview: Option<bool>,
-    /// For `text_not_found`: the selected leaf that came closest, so a reader can tell a
-    /// misquote (a high score) from an invention (none, or a low one).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub nearest: Option<Nearest>,
-    /// For `path_not_found` and `text_not_found`: the first leaf of the whole document that
-    /// does hold the text — the quote is right, the path points at the wrong node.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub elsewhere: Option<String>,
+    index: usize,
+    raw_path: Option<String>,
+    text: Option<String>,
+    outcome: RefOutcome,
+    #[serde(rename = "match", default)]
+    rung: Option<Rung>,
+    #[serde(default)]
+    matched_path: Option<String>,
+    #[serde(default)]
+    score: Option<Score>,
+    #[serde(default)]
+    in_preview: Option<bool>,
+    #[serde(default)]
+    nearest: Option<Nearest>,
+    #[serde(default)]
+    elsewhere: Option<String>,
 }
 
 impl From<RefFields> for RefReport {
