@@ -7,7 +7,9 @@
 #    run as root or with password-less sudo; otherwise it names the packages and stops).
 # 2. Starts throwaway MariaDB and PostgreSQL servers on 127.0.0.1 (scripts/test-databases.sh),
 #    unless GROUNDCHECK_TEST_MYSQL_URL and GROUNDCHECK_TEST_POSTGRES_URL already name servers.
-# 3. Runs every suite: the Rust workspace (unit, integration, browser, database and doc tests).
+# 3. Runs every suite: the Rust workspace (unit, integration, browser, database and doc tests),
+#    then the Python package (crates/groundcheck-py) built into a virtual environment under
+#    target/ and tested with pytest against the same binary.
 # 4. Stops the servers it started, and only those, however the suites ended.
 #
 # Run it again and it reuses what is installed; servers that were running before it started
@@ -30,6 +32,8 @@ for need in "${needs[@]}"; do
   read -r cmd package <<<"$need"
   command -v "$cmd" >/dev/null || missing+=("$package")
 done
+# Python's venv (Debian splits it out of python3).
+python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)
 # The database servers, unless the caller brings its own.
 if [[ -z "${GROUNDCHECK_TEST_MYSQL_URL:-}" || -z "${GROUNDCHECK_TEST_POSTGRES_URL:-}" ]]; then
   { command -v mariadbd || [[ -x /usr/sbin/mariadbd ]]; } >/dev/null || missing+=(mariadb-server)
@@ -70,3 +74,13 @@ fi
 # ------------------------------------------------------------------ the suites
 log "Rust: cargo test --workspace --locked $*"
 cargo test --workspace --locked "$@"
+
+# The Python package: built from source into a fresh virtual environment (maturin and pytest
+# from PyPI), tested against the binary the Rust suite built.
+venv=target/python-venv
+log "Python: crates/groundcheck-py in $venv, pytest"
+rm -rf "$venv"
+python3 -m venv "$venv"
+"$venv/bin/pip" install --quiet --disable-pip-version-check maturin pytest
+(cd crates/groundcheck-py && VIRTUAL_ENV="$PWD/../../$venv" "../../$venv/bin/maturin" develop --quiet)
+GROUNDCHECK_BIN="$PWD/target/debug/groundcheck" "$venv/bin/python" -m pytest -q -p no:cacheprovider crates/groundcheck-py/tests

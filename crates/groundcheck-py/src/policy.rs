@@ -1,0 +1,164 @@
+//! `Policy` and `Limits` for Python: the command line's `--require`, `--match`,
+//! `--min-score` and limit flags, validated when built — a bad value raises
+//! `InvalidPolicyError` at construction, never at first use.
+
+use groundcheck_core::{Limits as CoreLimits, Policy as CorePolicy, Require, Rung, Score};
+use pyo3::prelude::*;
+
+use crate::errors::{from_core, raise};
+
+/// Input bounds (every one at least 1); the defaults are the command line's.
+#[pyclass(frozen, module = "groundcheck", name = "Limits")]
+#[derive(Clone, Copy)]
+pub struct Limits(pub CoreLimits);
+
+#[pymethods]
+impl Limits {
+    #[new]
+    #[pyo3(signature = (*, max_output_bytes=None, max_depth=None, max_text_chars=None, max_path_chars=None, max_nodes=None, max_refs=None))]
+    fn new(
+        py: Python<'_>,
+        max_output_bytes: Option<i128>,
+        max_depth: Option<i128>,
+        max_text_chars: Option<i128>,
+        max_path_chars: Option<i128>,
+        max_nodes: Option<i128>,
+        max_refs: Option<i128>,
+    ) -> PyResult<Limits> {
+        let mut limits = CoreLimits::default();
+        let fields: [(&str, Option<i128>, &mut usize); 6] = [
+            ("max_output_bytes", max_output_bytes, &mut limits.max_output_bytes),
+            ("max_depth", max_depth, &mut limits.max_depth),
+            ("max_text_chars", max_text_chars, &mut limits.max_text_chars),
+            ("max_path_chars", max_path_chars, &mut limits.max_path_chars),
+            ("max_nodes", max_nodes, &mut limits.max_nodes),
+            ("max_refs", max_refs, &mut limits.max_refs),
+        ];
+        for (name, given, slot) in fields {
+            if let Some(given) = given {
+                *slot = usize::try_from(given).ok().filter(|&n| n >= 1).ok_or_else(|| {
+                    raise(py, "InvalidPolicyError", &format!("{name}: must be at least 1, not {given}"), &[])
+                })?;
+            }
+        }
+        Ok(Limits(limits))
+    }
+
+    /// Raw output text size in bytes.
+    #[getter]
+    fn max_output_bytes(&self) -> usize {
+        self.0.max_output_bytes
+    }
+    /// JSON nesting depth of a raw document (the root is depth 1).
+    #[getter]
+    fn max_depth(&self) -> usize {
+        self.0.max_depth
+    }
+    /// Length of a ref's `text`, in characters.
+    #[getter]
+    fn max_text_chars(&self) -> usize {
+        self.0.max_text_chars
+    }
+    /// Length of a trimmed `raw_path`, in characters.
+    #[getter]
+    fn max_path_chars(&self) -> usize {
+        self.0.max_path_chars
+    }
+    /// Nodes one query may select.
+    #[getter]
+    fn max_nodes(&self) -> usize {
+        self.0.max_nodes
+    }
+    /// Refs read per invocation.
+    #[getter]
+    fn max_refs(&self) -> usize {
+        self.0.max_refs
+    }
+
+    fn __repr__(&self) -> String {
+        let l = &self.0;
+        format!(
+            "Limits(max_output_bytes={}, max_depth={}, max_text_chars={}, max_path_chars={}, max_nodes={}, max_refs={})",
+            l.max_output_bytes, l.max_depth, l.max_text_chars, l.max_path_chars, l.max_nodes, l.max_refs
+        )
+    }
+
+    fn __eq__(&self, other: &Limits) -> bool {
+        self.0 == other.0
+    }
+}
+
+/// How verdicts are decided: `require` (`"all"` or `"any"` real refs verified), `match` (the
+/// loosest rung accepted: `"exact"`, `"normalized"`, `"elided"`, `"fuzzy"`), `min_score` (the
+/// fuzzy rung's threshold, 0.001 to 1, at most three decimals) and the `limits`.
+#[pyclass(frozen, module = "groundcheck", name = "Policy")]
+#[derive(Clone, Copy)]
+pub struct Policy(pub CorePolicy);
+
+#[pymethods]
+impl Policy {
+    #[new]
+    #[pyo3(signature = (*, require="all", r#match="elided", min_score=None, limits=None))]
+    fn new(
+        py: Python<'_>,
+        require: &str,
+        r#match: &str,
+        min_score: Option<&Bound<'_, PyAny>>,
+        limits: Option<PyRef<'_, Limits>>,
+    ) -> PyResult<Policy> {
+        let require: Require = require.parse().map_err(|e| from_core(py, &e))?;
+        let max_rung: Rung = r#match.parse().map_err(|e| from_core(py, &e))?;
+        let min_score = match min_score {
+            None => Score::DEFAULT_MIN,
+            Some(given) => {
+                // `0.9`, `"0.9"`, `Decimal("0.9")` alike: the number's text decides.
+                let text = if given.is_instance_of::<pyo3::types::PyString>() {
+                    given.extract::<String>()?
+                } else {
+                    given.str()?.extract::<String>()?
+                };
+                let score: Score = text.parse().map_err(|e| from_core(py, &e))?;
+                if score.thousandths() == 0 {
+                    return Err(raise(py, "InvalidPolicyError", "min_score: must be above 0", &[]));
+                }
+                score
+            }
+        };
+        let limits = limits.map_or_else(CoreLimits::default, |l| l.0);
+        Ok(Policy(CorePolicy { require, max_rung, min_score, limits }))
+    }
+
+    /// `"all"` or `"any"`.
+    #[getter]
+    fn require(&self) -> &'static str {
+        self.0.require.as_str()
+    }
+    /// The loosest rung accepted.
+    #[getter(r#match)]
+    fn rung(&self) -> &'static str {
+        self.0.max_rung.as_str()
+    }
+    /// The fuzzy rung's threshold, as text with three decimals (`"0.900"`).
+    #[getter]
+    fn min_score(&self) -> String {
+        self.0.min_score.to_string()
+    }
+    /// The input bounds.
+    #[getter]
+    fn limits(&self) -> Limits {
+        Limits(self.0.limits)
+    }
+    /// The policy's name, as stored verdicts are keyed: `require=all;match=elided`.
+    #[getter]
+    fn key(&self) -> String {
+        self.0.key()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Policy({:?})", self.0.key())
+    }
+
+    fn __eq__(&self, other: &Policy) -> bool {
+        self.0 == other.0
+    }
+}

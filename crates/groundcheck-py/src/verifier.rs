@@ -1,0 +1,143 @@
+//! `Verifier`: the engine under one policy, built once and shared by every thread of a
+//! Python program. Rows are read while the GIL is held (they are Python objects); the
+//! verification itself runs with the GIL released, on rayon for a run, so other Python
+//! threads keep running. Every call is guarded: a Rust panic becomes `InternalError`.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+use groundcheck_core::{Bundle, Invocation, Report, RunSet, Verifier as CoreVerifier};
+use groundcheck_files::Template;
+use pyo3::prelude::*;
+
+use crate::errors::{from_core, invalid_row, panicked, raise};
+use crate::json::{row_to_json, NotJson};
+use crate::policy::Policy;
+
+/// A verifier: a policy, its compiled paths, and where raw-output files are, if anywhere.
+#[pyclass(frozen, module = "groundcheck", name = "Verifier")]
+pub struct Verifier {
+    core: Arc<CoreVerifier>,
+    raw_outputs: Option<Arc<Template>>,
+}
+
+/// Runs `work` without the GIL, a panic caught.
+fn detached<T: Send>(py: Python<'_>, work: impl FnOnce() -> T + Send) -> PyResult<T> {
+    py.detach(|| catch_unwind(AssertUnwindSafe(work))).map_err(|payload| panicked(py, payload.as_ref()))
+}
+
+/// The invocations of `rows` (each a row as a DB driver returns it), read as one bundle's.
+fn read_rows(py: Python<'_>, rows: &[Bound<'_, PyAny>]) -> PyResult<Bundle> {
+    let mut text = String::from("{\"invocations\":[");
+    for (i, row) in rows.iter().enumerate() {
+        if i > 0 {
+            text.push(',');
+        }
+        let row_json = row_to_json(row).map_err(|e| match e {
+            NotJson::Value(problem) => invalid_row(py, &format!("row {i}"), &problem),
+            NotJson::Raised(e) => e,
+        })?;
+        if !row_json.starts_with('{') {
+            return Err(invalid_row(
+                py,
+                &format!("row {i}"),
+                "a row is a mapping of tool_invocation columns",
+            ));
+        }
+        text.push_str(&row_json);
+    }
+    text.push_str("]}");
+    Bundle::parse(&text).map_err(|e| {
+        // `$.invocations[3].retrieval_details: …` → the field, for a row error.
+        let place = e.place().unwrap_or("");
+        let field = place.split_once("].").map_or(place, |(_, field)| field);
+        let message = e.message();
+        invalid_row(py, if field.is_empty() { "row" } else { field }, message)
+    })
+}
+
+impl Verifier {
+    fn attach(&self, invocations: &mut [Invocation]) {
+        if let Some(template) = &self.raw_outputs {
+            let max = self.core.policy().limits.max_output_bytes;
+            for inv in invocations {
+                groundcheck_files::attach_one(template, inv, max);
+            }
+        }
+    }
+
+    /// The report of `bundle`'s invocations grouped into runs, as pretty JSON and a newline:
+    /// what `groundcheck verify --format json` prints.
+    fn report(&self, py: Python<'_>, bundle: Bundle) -> PyResult<String> {
+        let mut runs = RunSet::default();
+        for inv in bundle.invocations {
+            runs.push(inv).map_err(|e| from_core(py, &e))?;
+        }
+        let mut runs = runs.into_runs();
+        detached(py, || {
+            for run in &mut runs {
+                self.attach(&mut run.invocations);
+            }
+            report_json(&self.core.verify_runs(&runs))
+        })
+    }
+}
+
+/// `report` as `verify --format json` prints it.
+pub fn report_json(report: &Report) -> String {
+    let mut text = serde_json::to_string_pretty(report).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+#[pymethods]
+impl Verifier {
+    /// A verifier under `policy` (the default policy when `None`); `raw_outputs` is a
+    /// `--raw-outputs` template for rows without a raw output of their own.
+    #[new]
+    #[pyo3(signature = (policy=None, *, raw_outputs=None))]
+    fn new(
+        py: Python<'_>,
+        policy: Option<PyRef<'_, Policy>>,
+        raw_outputs: Option<&str>,
+    ) -> PyResult<Verifier> {
+        let raw_outputs = raw_outputs
+            .map(|t| {
+                t.parse::<Template>()
+                    .map_err(|e| raise(py, "InvalidPolicyError", &format!("raw_outputs: {e}"), &[]))
+            })
+            .transpose()?;
+        let policy = policy.map_or_else(groundcheck_core::Policy::default, |p| p.0);
+        Ok(Verifier { core: Arc::new(CoreVerifier::new(policy)), raw_outputs: raw_outputs.map(Arc::new) })
+    }
+
+    /// The policy verdicts are decided under.
+    #[getter]
+    fn policy(&self) -> Policy {
+        Policy(*self.core.policy())
+    }
+
+    /// One row's verdict as JSON text (one invocation object of the report).
+    fn _verify_invocation(&self, py: Python<'_>, row: &Bound<'_, PyAny>) -> PyResult<String> {
+        let bundle = read_rows(py, std::slice::from_ref(row))?;
+        let mut invocations = bundle.invocations;
+        detached(py, || {
+            self.attach(&mut invocations);
+            let verdict = self.core.verify(&invocations[0]);
+            serde_json::to_string(&verdict).unwrap_or_default()
+        })
+    }
+
+    /// The report of rows (any iterable), grouped into runs, as JSON text.
+    fn _verify_run(&self, py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<String> {
+        let rows: Vec<Bound<'_, PyAny>> = rows.try_iter()?.collect::<PyResult<_>>()?;
+        let bundle = read_rows(py, &rows)?;
+        self.report(py, bundle)
+    }
+
+    /// The report of bundle text, as JSON text.
+    fn _verify_bundle_json(&self, py: Python<'_>, text: &str) -> PyResult<String> {
+        let bundle = detached(py, || Bundle::parse(text))?.map_err(|e| from_core(py, &e))?;
+        self.report(py, bundle)
+    }
+}

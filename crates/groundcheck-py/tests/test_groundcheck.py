@@ -1,0 +1,278 @@
+"""groundcheck from Python: the same verdicts as the command line, typed results, errors as
+Python users expect them, and no input that crashes or hangs the interpreter.
+
+The command line under comparison is ``GROUNDCHECK_BIN`` (``scripts/test.sh`` sets it to the
+binary it built); the fixtures are the repository's own."""
+
+from __future__ import annotations
+
+import decimal
+import json
+import os
+import sqlite3
+import subprocess
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import groundcheck
+
+ROOT = Path(__file__).resolve().parents[3]
+FIXTURES = sorted((ROOT / "fixtures").glob("*.json"))
+BIN = os.environ.get("GROUNDCHECK_BIN", str(ROOT / "target" / "debug" / "groundcheck"))
+
+
+def cli(*args: str, cwd: Path | None = None) -> str:
+    done = subprocess.run([BIN, *args], capture_output=True, text=True, cwd=cwd)
+    assert done.returncode in (0, 1), done.stderr
+    return done.stdout
+
+
+def row(**columns: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "id": 1,
+        "tool_name": "query_logs",
+        "retrieval_details": {
+            "evidence_status": "supported",
+            "evidence_refs": [{"raw_path": "$.logs[0].message", "text": "connection refused"}],
+        },
+        "raw_output": {"logs": [{"message": "dial tcp 10.0.0.7:5432: connection refused"}]},
+    }
+    base.update(columns)
+    return base
+
+
+# --------------------------------------------------------------------------------------------
+# The command line's verdicts
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fixture", FIXTURES, ids=[f.name for f in FIXTURES])
+def test_every_fixture_is_the_cli_report_byte_for_byte(fixture: Path) -> None:
+    assert groundcheck.verify_bundle(fixture).to_json() == cli("verify", "--format", "json", str(fixture))
+
+
+def test_fixtures_exist() -> None:
+    assert len(FIXTURES) >= 25
+
+
+@pytest.mark.parametrize("match", ["exact", "normalized", "fuzzy"])
+def test_a_policy_gives_the_cli_report_under_the_same_flags(match: str) -> None:
+    fixture = ROOT / "fixtures" / "16_policy_sensitivity_cpu_throttling.json"
+    policy = groundcheck.Policy(require="any", match=match, min_score="0.8")
+    expected = cli("verify", "--format", "json", "--require", "any", "--match", match, "--min-score", "0.8", str(fixture))
+    assert groundcheck.verify_bundle(fixture, policy=policy).to_json() == expected
+    assert groundcheck.verify_bundle_json(fixture.read_bytes(), policy=policy).to_json() == expected
+
+
+def test_rows_read_with_sqlite3_give_the_run_command_s_verdicts(tmp_path: Path) -> None:
+    db = tmp_path / "gc.db"
+    cli("import", "--database", f"sqlite://{db}", str(ROOT / "fixtures"), cwd=tmp_path)
+    connection = sqlite3.connect(db)
+    connection.row_factory = sqlite3.Row
+    rows = [
+        {**dict(r), "raw_output_text": r["raw_output"]}
+        for r in connection.execute(
+            "SELECT t.*, o.raw_output FROM tool_invocation t "
+            "LEFT JOIN tool_invocation_output o ON o.invocation_id = t.id ORDER BY t.id"
+        )
+    ]
+    for r in rows:
+        del r["raw_output"]
+    run_ids = sorted({r["run_id"] for r in rows if r["run_id"] is not None})
+    expected = json.loads(cli("run", "--database", f"sqlite://{db}", "--format", "json", *run_ids, cwd=tmp_path))
+    got = groundcheck.verify_run(r for r in rows if r["run_id"] is not None)
+    by_id = {v["id"]: v for run in expected["runs"] for v in run["invocations"]}
+    verdicts = [v for run in got.runs for v in run.invocations]
+    assert len(verdicts) == len(by_id) > 100
+    for verdict in verdicts:
+        assert verdict.to_dict() == by_id[verdict.id], verdict.id
+
+
+# --------------------------------------------------------------------------------------------
+# Rows as Python holds them
+# --------------------------------------------------------------------------------------------
+
+
+def test_retrieval_details_as_json_text_and_a_datetime_created_at() -> None:
+    import datetime
+
+    details = json.dumps(row()["retrieval_details"])
+    created = datetime.datetime(2026, 11, 30, 10, 0, 1, tzinfo=datetime.timezone.utc)
+    verdict = groundcheck.verify_invocation(row(retrieval_details=details, created_at=created))
+    assert (verdict.status, verdict.reason, verdict.claim_agrees) == ("supported", "verified", True)
+
+
+def test_a_decimal_keeps_its_text_as_written() -> None:
+    details = {"evidence_refs": [{"raw_path": "$.ratio", "text": "0.950"}]}
+    assert groundcheck.verify_invocation(row(retrieval_details=details, raw_output={"ratio": decimal.Decimal("0.950")})).status == "supported"
+    # A float has no such text: 0.95 is written 0.95, so "0.950" is not in it.
+    assert groundcheck.verify_invocation(row(retrieval_details=details, raw_output={"ratio": 0.95})).status == "unsupported"
+
+
+def test_raw_output_text_and_a_mapping_that_is_not_a_dict() -> None:
+    from types import MappingProxyType
+
+    text = json.dumps(row()["raw_output"])
+    verdict = groundcheck.verify_invocation(MappingProxyType(row(raw_output=None, raw_output_text=text)))
+    assert verdict.status == "supported"
+
+
+def test_results_are_typed_immutable_and_say_why() -> None:
+    misquote = {"evidence_refs": [{"raw_path": "$.logs[0].message", "text": "connection refused by pear"}]}
+    verdict = groundcheck.verify_invocation(row(retrieval_details=misquote))
+    ref = verdict.refs[0]
+    assert (verdict.status, verdict.reason, ref.outcome) == ("unsupported", "not_verified", "text_not_found")
+    assert ref.nearest is not None and ref.nearest.path == "$['logs'][0]['message']"
+    assert isinstance(ref.nearest.score, decimal.Decimal) and str(ref.nearest.score).count(".") == 1
+    with pytest.raises(AttributeError):
+        verdict.status = "supported"  # type: ignore[misc]
+    assert "text_not_found" in repr(verdict)
+    # The same verdict inside a report writes the same JSON (a score keeps its three decimals).
+    again = groundcheck.verify_run([row(retrieval_details=misquote)])
+    assert again.runs[0].invocations[0].to_json() == verdict.to_json()
+
+
+# --------------------------------------------------------------------------------------------
+# Errors
+# --------------------------------------------------------------------------------------------
+
+
+def test_errors_have_a_class_per_kind_and_input_errors_are_value_errors() -> None:
+    with pytest.raises(groundcheck.InvalidPolicyError):
+        groundcheck.Policy(match="fuzzzy")
+    with pytest.raises(groundcheck.InvalidPolicyError):
+        groundcheck.Policy(min_score="0")
+    with pytest.raises(groundcheck.InvalidPolicyError):
+        groundcheck.Limits(max_depth=0)
+    with pytest.raises(groundcheck.InvalidRowError) as bad_row:
+        groundcheck.verify_invocation({"tool_name": "q"})
+    assert isinstance(bad_row.value, ValueError)
+    with pytest.raises(groundcheck.InvalidRowError, match="tool_name"):
+        groundcheck.verify_invocation({"id": 1, "tool_name": 7})
+    with pytest.raises(groundcheck.InvalidBundleError) as bad_bundle:
+        groundcheck.verify_bundle_json('{"invocations": [}')
+    assert (bad_bundle.value.line, bad_bundle.value.column) == (1, 18)
+    with pytest.raises(groundcheck.InvalidPathError) as bad_path:
+        groundcheck.resolve({"a": 1}, "$.a/b")
+    assert bad_path.value.column == 4
+    with pytest.raises(groundcheck.InvalidDocumentError):
+        groundcheck.resolve("{not json", "$")
+    for error in (groundcheck.InvalidRowError, groundcheck.InvalidBundleError, groundcheck.InternalError):
+        assert issubclass(error, groundcheck.GroundcheckError)
+
+
+def test_a_panic_inside_rust_is_an_internal_error_and_the_interpreter_goes_on() -> None:
+    with pytest.raises(groundcheck.InternalError, match="boom"):
+        groundcheck._groundcheck._panic_for_test("boom")
+    assert groundcheck.verify_invocation(row()).status == "supported"
+
+
+# --------------------------------------------------------------------------------------------
+# Hostile input: a defined verdict or a typed exception, never a crash or a hang
+# --------------------------------------------------------------------------------------------
+
+
+def test_a_dict_that_contains_itself_is_an_invalid_row() -> None:
+    output: dict[str, Any] = {"logs": []}
+    output["logs"].append(output)
+    with pytest.raises(groundcheck.InvalidRowError, match="contains itself"):
+        groundcheck.verify_invocation(row(raw_output=output))
+
+
+def test_ten_thousand_deep_nesting_is_limit_exceeded() -> None:
+    deep: Any = "connection refused"
+    for _ in range(10_000):
+        deep = [deep]
+    verdict = groundcheck.verify_invocation(row(raw_output={"logs": deep}))
+    assert verdict.refs[0].outcome == "limit_exceeded"
+
+
+@pytest.mark.parametrize(
+    ("output", "says"),
+    [
+        ({1: "x"}, "key of type int"),
+        ({"x": float("nan")}, "not a JSON number"),
+        ({"x": decimal.Decimal("NaN")}, "not a JSON number"),
+        ({"x": b"\xff\xfe"}, "not UTF-8"),
+        ({"x": (i for i in range(3))}, "not JSON-like"),
+        ({"x": {1, 2}}, "not JSON-like"),
+        ({"x": "\ud800"}, "lone surrogate"),
+    ],
+)
+def test_values_that_are_not_json_are_invalid_rows(output: Any, says: str) -> None:
+    with pytest.raises(groundcheck.InvalidRowError, match=says):
+        groundcheck.verify_invocation(row(raw_output=output))
+
+
+def test_an_int_of_ten_thousand_digits_is_a_typed_error_or_a_verdict() -> None:
+    try:
+        verdict = groundcheck.verify_invocation(row(raw_output={"x": 10**10_000}))
+    except groundcheck.InvalidRowError:
+        return
+    assert verdict.status in ("supported", "unsupported")
+
+
+def test_a_mapping_whose_getitem_raises_passes_its_exception_on() -> None:
+    class Hostile(dict[str, Any]):
+        def __getitem__(self, key: str) -> Any:
+            raise RuntimeError("no")
+
+        def items(self) -> Any:  # type: ignore[override]
+            raise RuntimeError("no items")
+
+    with pytest.raises(RuntimeError, match="no items"):
+        groundcheck.verify_invocation(Hostile(id=1, tool_name="q"))
+    assert groundcheck.verify_invocation(row()).status == "supported"
+
+
+def test_a_generator_of_rows_is_a_run() -> None:
+    report = groundcheck.verify_run(row(id=i, run_id="r") for i in range(1, 4))
+    assert report.runs[0].summary.invocations == 3
+
+
+# --------------------------------------------------------------------------------------------
+# Threads
+# --------------------------------------------------------------------------------------------
+
+
+def test_one_verifier_shared_by_threads_gives_the_sequential_verdicts() -> None:
+    verifier = groundcheck.Verifier(groundcheck.Policy(match="fuzzy"))
+    expected = [verifier.verify_bundle(f).to_json() for f in FIXTURES]
+    results: dict[int, list[str]] = {}
+
+    def work(n: int) -> None:
+        results[n] = [verifier.verify_bundle(f).to_json() for f in FIXTURES]
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(results[n] == expected for n in range(8))
+
+
+def test_raw_output_files_through_a_template(tmp_path: Path) -> None:
+    (tmp_path / "s1").mkdir()
+    (tmp_path / "s1" / "1.json").write_text(json.dumps(row()["raw_output"]))
+    verifier = groundcheck.Verifier(raw_outputs=str(tmp_path / "{session_id}" / "{id}.json"))
+    verdict = verifier.verify_invocation(row(raw_output=None, session_id="s1"))
+    assert (verdict.status, verdict.source) == ("supported", "file")
+    missing = verifier.verify_invocation(row(raw_output=None, session_id="s2"))
+    assert missing.warnings == ("raw_output_missing",)
+
+
+def test_the_readme_python_examples_run_as_shown() -> None:
+    readme = (ROOT / "README.md").read_text()
+    blocks = [b.split("\n", 1)[1] for b in readme.split("```python")[1:]]
+    blocks = [b[: b.index("```")] for b in blocks]
+    assert blocks, "the README has a Python example"
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        for block in blocks:
+            exec(compile(block, "README.md", "exec"), {})
+    finally:
+        os.chdir(cwd)
