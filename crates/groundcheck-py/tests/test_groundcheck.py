@@ -276,3 +276,37 @@ def test_the_readme_python_examples_run_as_shown() -> None:
             exec(compile(block, "README.md", "exec"), {})
     finally:
         os.chdir(cwd)
+
+
+# --------------------------------------------------------------------------------------------
+# Types: the stubs match the module, and the package and the README's example type-check
+# --------------------------------------------------------------------------------------------
+
+PACKAGE = ROOT / "crates" / "groundcheck-py"
+
+
+def python(*args: str, cwd: Path = PACKAGE) -> subprocess.CompletedProcess[str]:
+    import sys
+
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=cwd)
+
+
+def test_the_stubs_match_the_module() -> None:
+    done = python("-m", "mypy.stubtest", "groundcheck", "--allowlist", "tests/stubtest-allowlist.txt")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_package_and_the_readme_example_pass_mypy_strict(tmp_path: Path) -> None:
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("```python", 1)[1].split("\n", 1)[1]
+    example = tmp_path / "readme_example.py"
+    example.write_text(block[: block.index("```")])
+    done = python("-m", "mypy", "--strict", "--no-incremental", "python/groundcheck", str(example))
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_every_public_name_has_a_docstring() -> None:
+    for name in groundcheck.__all__:
+        value = getattr(groundcheck, name)
+        if callable(value):
+            assert (value.__doc__ or "").strip(), name

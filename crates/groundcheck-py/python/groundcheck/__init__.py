@@ -26,7 +26,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Iterable, Literal, Mapping
+from typing import Any, Iterable, Literal, Mapping, TypeAlias
 
 from ._errors import (
     GroundcheckError,
@@ -68,8 +68,8 @@ __all__ = [
     "verify_run",
 ]
 
-Status = Literal["supported", "unsupported", "no_evidence"]
-Reason = Literal[
+Status: TypeAlias = Literal["supported", "unsupported", "no_evidence"]
+Reason: TypeAlias = Literal[
     "malformed_details",
     "claimed_without_refs",
     "tool_failed",
@@ -79,7 +79,7 @@ Reason = Literal[
     "partially_verified",
     "not_verified",
 ]
-Outcome = Literal[
+Outcome: TypeAlias = Literal[
     "verified",
     "empty_text",
     "raw_output_unavailable",
@@ -91,9 +91,9 @@ Outcome = Literal[
     "no_evidence_marker",
     "limit_exceeded",
 ]
-Rung = Literal["exact", "normalized", "elided", "fuzzy"]
-Source = Literal["raw_output", "file", "preview", "none"]
-WarningName = Literal[
+Rung: TypeAlias = Literal["exact", "normalized", "elided", "fuzzy"]
+Source: TypeAlias = Literal["raw_output", "file", "preview", "none"]
+WarningName: TypeAlias = Literal[
     "invalid_utf8",
     "raw_output_path_unsafe",
     "raw_output_missing",

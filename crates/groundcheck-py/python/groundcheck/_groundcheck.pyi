@@ -1,15 +1,18 @@
 """The extension module: the Rust engine's classes and the functions the package wraps."""
 
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, final
+
+__all__ = ["Limits", "Policy", "Verifier", "_resolve", "_panic_for_test", "SCHEMA", "__version__"]
 
 SCHEMA: str
 __version__: str
 
+@final
 class Limits:
     """Input bounds (every one at least 1); the defaults are the command line's."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         *,
         max_output_bytes: int | None = None,
         max_depth: int | None = None,
@@ -17,7 +20,7 @@ class Limits:
         max_path_chars: int | None = None,
         max_nodes: int | None = None,
         max_refs: int | None = None,
-    ) -> None: ...
+    ) -> Limits: ...
     @property
     def max_output_bytes(self) -> int: ...
     @property
@@ -31,17 +34,18 @@ class Limits:
     @property
     def max_refs(self) -> int: ...
 
+@final
 class Policy:
     """How verdicts are decided; validated when built."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         *,
         require: str = "all",
         match: str = "elided",
         min_score: object | None = None,
         limits: Limits | None = None,
-    ) -> None: ...
+    ) -> Policy: ...
     @property
     def require(self) -> str: ...
     @property
@@ -53,10 +57,11 @@ class Policy:
     @property
     def key(self) -> str: ...
 
+@final
 class Verifier:
     """The engine under one policy (the package wraps it as ``groundcheck.Verifier``)."""
 
-    def __init__(self, policy: Policy | None = None, *, raw_outputs: str | None = None) -> None: ...
+    def __new__(cls, policy: Policy | None = None, *, raw_outputs: str | None = None) -> Verifier: ...
     @property
     def policy(self) -> Policy: ...
     def _verify_invocation(self, row: Mapping[str, Any]) -> str: ...
