@@ -310,3 +310,46 @@ def test_every_public_name_has_a_docstring() -> None:
         value = getattr(groundcheck, name)
         if callable(value):
             assert (value.__doc__ or "").strip(), name
+
+
+# --------------------------------------------------------------------------------------------
+# Real objects from a library no one here wrote: MCP tool results from the official SDK
+# --------------------------------------------------------------------------------------------
+
+
+def test_mcp_call_tool_results_verify_as_the_cli_verifies_them(tmp_path: Path) -> None:
+    import mcp.types as mcp
+
+    logs = {"items": [{"level": "ERROR", "message": "dial tcp 10.0.0.7:5432: connection refused"}]}
+    results = [
+        mcp.CallToolResult(content=[mcp.TextContent(type="text", text=json.dumps(logs))], is_error=False),
+        mcp.CallToolResult(
+            content=[mcp.TextContent(type="text", text="see structuredContent")],
+            structured_content=logs,
+            is_error=False,
+        ),
+        mcp.CallToolResult(content=[mcp.TextContent(type="text", text="upstream timed out")], is_error=True),
+    ]
+    refs = [
+        {"raw_path": "$.content[0].text.items[0].message", "text": "connection refused"},
+        {"raw_path": "$.structuredContent.items[0].message", "text": "connection refused"},
+        {"raw_path": "$.content[0].text", "text": "timed out"},
+    ]
+    rows = [
+        {
+            "id": i + 1,
+            "run_id": "run-mcp",
+            "tool_name": "loki_query",
+            "success": not result.is_error,
+            "retrieval_details": {"evidence_status": "supported", "evidence_refs": [ref]},
+            "raw_output": result.model_dump(mode="json", by_alias=True, exclude_none=True),
+        }
+        for i, (result, ref) in enumerate(zip(results, refs))
+    ]
+    bundle = tmp_path / "mcp.json"
+    bundle.write_text(json.dumps({"invocations": rows}))
+    report = groundcheck.verify_run(rows)
+    assert report.to_json() == cli("verify", "--format", "json", str(bundle))
+    statuses = [(v.status, v.reason) for v in report.runs[0].invocations]
+    assert statuses == [("supported", "verified"), ("supported", "verified"), ("unsupported", "tool_failed")]
+    assert report.runs[0].invocations[0].warnings == ("descended_into_string",)
