@@ -128,6 +128,20 @@ impl Verifier {
         })
     }
 
+    /// Seconds for `n` verifications of one row read once, in Rust alone: the floor the
+    /// binding's per-call overhead is measured against (`benches/python/bench.py`).
+    fn _time_verify(&self, py: Python<'_>, row: &Bound<'_, PyAny>, n: usize) -> PyResult<f64> {
+        let bundle = read_rows(py, std::slice::from_ref(row))?;
+        let invocation = &bundle.invocations[0];
+        detached(py, || {
+            let started = std::time::Instant::now();
+            for _ in 0..n {
+                std::hint::black_box(self.core.verify(std::hint::black_box(invocation)));
+            }
+            started.elapsed().as_secs_f64()
+        })
+    }
+
     /// The report of rows (any iterable), grouped into runs, as JSON text.
     fn _verify_run(&self, py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<String> {
         let rows: Vec<Bound<'_, PyAny>> = rows.try_iter()?.collect::<PyResult<_>>()?;

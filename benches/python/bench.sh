@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The Python binding's costs (benches/python/bench.py), with the package built in release into
+# target/bench-venv and the seeded corpus of examples/corpus.rs (N invocations, default 2,000).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+N=${N:-2000}
+venv=target/bench-venv
+[[ -x $venv/bin/python ]] || python3 -m venv "$venv"
+"$venv/bin/pip" install --quiet --disable-pip-version-check maturin
+(cd crates/groundcheck-py && VIRTUAL_ENV="$PWD/../../$venv" "../../$venv/bin/maturin" develop --release --quiet)
+cargo build --release --quiet --example corpus
+corpus=target/bench-corpus-$N
+[[ -d $corpus ]] || target/release/examples/corpus --invocations "$N" --out "$corpus" >/dev/null
+"$venv/bin/python" benches/python/bench.py "$corpus"
