@@ -36,12 +36,13 @@ impl Interrupts {
             let thread =
                 std::thread::Builder::new().name("groundcheck-interrupts".into()).spawn(move || {
                     for _ in signals.forever() {
-                        if *stop.borrow() {
-                            // The job's own last line, if it is already being printed, is the
-                            // one that stays; otherwise this one is.
-                            if ENDING.compare_exchange(RUNNING, STOPPING, SeqCst, SeqCst).is_ok() {
-                                hard_stop();
-                            }
+                        // Once the job has ended, the command is printing its own last line
+                        // and ends within moments (its output, at most the OTLP push's bounded
+                        // wait): a Ctrl-C then changes nothing, so that line is never cut.
+                        if *stop.borrow()
+                            && ENDING.compare_exchange(RUNNING, STOPPING, SeqCst, SeqCst).is_ok()
+                        {
+                            hard_stop();
                             std::process::exit(i32::from(INTERRUPTED));
                         }
                         stop.send_replace(true);
@@ -64,9 +65,9 @@ const RUNNING: u8 = 0;
 const ENDED: u8 = 1;
 const STOPPING: u8 = 2;
 
-/// The job is over and the command ends by itself, printing its own last line; a second
-/// Ctrl-C still exits at once, silently. If a second Ctrl-C is already stopping the process,
-/// this waits for it to exit, so that only its line is printed.
+/// The job is over and the command ends by itself, printing its own last line; a Ctrl-C from
+/// now on changes nothing. If a second Ctrl-C is already stopping the process, this waits for
+/// it to exit, so that only its line is printed.
 pub fn ending() {
     if ENDING.compare_exchange(RUNNING, ENDED, SeqCst, SeqCst).is_err() {
         loop {
