@@ -87,15 +87,18 @@ fn walk(value: &Bound<'_, PyAny>, row: bool) -> Result<String, NotJson> {
     let mut next = Some(value.clone());
     loop {
         if let Some(value) = next.take() {
-            if let Some(frame) = open_container(&value, classes, &open)? {
-                let id = match &frame {
-                    Frame::Array { id, .. } | Frame::Object { id, .. } => *id,
-                };
-                open.push(id);
-                out.push(if matches!(frame, Frame::Array { .. }) { '[' } else { '{' });
-                stack.push(frame);
-            } else {
-                write_scalar(&value, classes, &mut out)?;
+            // The common scalars first: they need no class of Python's own to be told apart.
+            if !write_common_scalar(&value, &mut out)? {
+                if let Some(frame) = open_container(&value, classes, &open)? {
+                    let id = match &frame {
+                        Frame::Array { id, .. } | Frame::Object { id, .. } => *id,
+                    };
+                    open.push(id);
+                    out.push(if matches!(frame, Frame::Array { .. }) { '[' } else { '{' });
+                    stack.push(frame);
+                } else {
+                    write_scalar(&value, classes, &mut out)?;
+                }
             }
         }
         let Some(top) = stack.last_mut() else { return Ok(out) };
@@ -180,13 +183,25 @@ fn open_container<'py>(
         return Ok(Some(Frame::Array { items: items.into_iter(), first: true, id }));
     }
     let mut members = Vec::new();
-    for pair in value.call_method0("items")?.try_iter()? {
-        let (key, item): (Bound<'py, PyAny>, Bound<'py, PyAny>) = pair?.extract()?;
+    let mut member = |key: Bound<'py, PyAny>, item: Bound<'py, PyAny>| -> Result<(), NotJson> {
         let Ok(key) = key.cast::<PyString>() else {
             let type_name = key.get_type().name().map(|n| n.to_string()).unwrap_or_default();
             return Err(NotJson::Value(format!("a key of type {type_name}: JSON keys are strings")));
         };
         members.push((text(key)?, item));
+        Ok(())
+    };
+    // A plain dict is read directly; a subclass or another Mapping through its own `items()`,
+    // so that whatever it overrides is honoured (or raises).
+    if value.is_exact_instance_of::<PyDict>() {
+        for (key, item) in value.cast::<PyDict>().map_err(PyErr::from)?.iter() {
+            member(key, item)?;
+        }
+    } else {
+        for pair in value.call_method0("items")?.try_iter()? {
+            let (key, item): (Bound<'py, PyAny>, Bound<'py, PyAny>) = pair?.extract()?;
+            member(key, item)?;
+        }
     }
     Ok(Some(Frame::Object { members: members.into_iter(), first: true, id }))
 }
@@ -198,29 +213,46 @@ fn text(s: &Bound<'_, PyString>) -> Result<String, NotJson> {
         .map_err(|_| NotJson::Value("a string with a lone surrogate, which is not Unicode text".into()))
 }
 
-fn write_scalar(value: &Bound<'_, PyAny>, classes: &Classes, out: &mut String) -> Result<(), NotJson> {
-    let py = value.py();
+/// Writes `value` when it is `None`, a `bool`, an `int`, a `float` or a `str`; `false` when it
+/// is none of them.
+fn write_common_scalar(value: &Bound<'_, PyAny>, out: &mut String) -> Result<bool, NotJson> {
     if value.is_none() {
         out.push_str("null");
+    } else if let Ok(s) = value.cast::<PyString>() {
+        out.push_str(&serde_json::to_string(&text(s)?).unwrap_or_default());
     } else if let Ok(b) = value.cast::<PyBool>() {
         out.push_str(if b.is_true() { "true" } else { "false" });
     } else if value.is_instance_of::<PyInt>() {
-        let digits = value.str().map_err(|_| {
-            NotJson::Value("an integer too long to write in decimal (Python's int_max_str_digits)".into())
-        })?;
-        out.push_str(&text(&digits)?);
+        match value.extract::<i64>() {
+            Ok(small) => out.push_str(&small.to_string()),
+            Err(_) => {
+                let digits = value.str().map_err(|_| {
+                    NotJson::Value(
+                        "an integer too long to write in decimal (Python's int_max_str_digits)".into(),
+                    )
+                })?;
+                out.push_str(&text(&digits)?);
+            }
+        }
     } else if let Ok(f) = value.cast::<PyFloat>() {
         if !f.value().is_finite() {
             return Err(NotJson::Value(format!("{} is not a JSON number", f.value())));
         }
         out.push_str(&text(&value.repr()?)?);
-    } else if value.is_instance(classes.decimal.bind(py))? {
+    } else {
+        return Ok(false);
+    }
+    Ok(true)
+}
+
+/// Writes the scalars [`write_common_scalar`] leaves: `Decimal`, bytes, dates and times.
+fn write_scalar(value: &Bound<'_, PyAny>, classes: &Classes, out: &mut String) -> Result<(), NotJson> {
+    let py = value.py();
+    if value.is_instance(classes.decimal.bind(py))? {
         if !value.call_method0("is_finite")?.is_truthy()? {
             return Err(NotJson::Value(format!("Decimal('{}') is not a JSON number", value.str()?)));
         }
         out.push_str(&text(&value.str()?)?);
-    } else if let Ok(s) = value.cast::<PyString>() {
-        out.push_str(&serde_json::to_string(&text(s)?).unwrap_or_default());
     } else if value.is_instance_of::<PyBytes>() || value.is_instance_of::<PyByteArray>() {
         let bytes: Vec<u8> = value.extract()?;
         let s = String::from_utf8(bytes).map_err(|e| {
