@@ -356,7 +356,8 @@ fn a_database_outage_stops_the_job_cleanly_and_resume_finishes_it() {
             cmd.env(var, port(&e.url));
         }
     };
-    let totals: Vec<i64> = servers.iter().map(|e| import_corpus(&e.url, 3_000)).collect();
+    // Enough rows that the jobs are still running when the servers stop, however fast the machine.
+    let totals: Vec<i64> = servers.iter().map(|e| import_corpus(&e.url, 20_000)).collect();
     let jobs: Vec<_> = servers
         .iter()
         .map(|e| {
