@@ -26,12 +26,20 @@ fn detached<T: Send>(py: Python<'_>, work: impl FnOnce() -> T + Send) -> PyResul
     py.detach(|| catch_unwind(AssertUnwindSafe(work))).map_err(|payload| panicked(py, payload.as_ref()))
 }
 
-/// The invocations of `rows` (each a row as a DB driver returns it), read as one bundle's.
-fn read_rows(py: Python<'_>, rows: &[Bound<'_, PyAny>]) -> PyResult<Bundle> {
+/// How many rows are read between two moments when other Python threads may take the GIL.
+const ROWS_BETWEEN_YIELDS: usize = 32;
+
+/// `rows` (each a row as a DB driver returns it) as one bundle's text. Reading the Python
+/// objects needs the GIL; every few rows it is let go for a moment so that other threads keep
+/// running.
+fn rows_text(py: Python<'_>, rows: &[Bound<'_, PyAny>]) -> PyResult<String> {
     let mut text = String::from("{\"invocations\":[");
     for (i, row) in rows.iter().enumerate() {
         if i > 0 {
             text.push(',');
+            if i % ROWS_BETWEEN_YIELDS == 0 {
+                py.detach(|| {});
+            }
         }
         let row_json = row_to_json(row).map_err(|e| match e {
             NotJson::Value(problem) => invalid_row(py, &format!("row {i}"), &problem),
@@ -47,13 +55,15 @@ fn read_rows(py: Python<'_>, rows: &[Bound<'_, PyAny>]) -> PyResult<Bundle> {
         text.push_str(&row_json);
     }
     text.push_str("]}");
-    Bundle::parse(&text).map_err(|e| {
-        // `$.invocations[3].retrieval_details: …` → the field, for a row error.
-        let place = e.place().unwrap_or("");
-        let field = place.split_once("].").map_or(place, |(_, field)| field);
-        let message = e.message();
-        invalid_row(py, if field.is_empty() { "row" } else { field }, message)
-    })
+    Ok(text)
+}
+
+/// A problem the bundle reader found in rows, as the row error naming the field
+/// (`$.invocations[3].retrieval_details: …` → `retrieval_details`).
+fn row_error(py: Python<'_>, e: &groundcheck_core::Error) -> PyErr {
+    let place = e.place().unwrap_or("");
+    let field = place.split_once("].").map_or(place, |(_, field)| field);
+    invalid_row(py, if field.is_empty() { "row" } else { field }, e.message())
 }
 
 impl Verifier {
@@ -119,19 +129,21 @@ impl Verifier {
 
     /// One row's verdict as JSON text (one invocation object of the report).
     fn _verify_invocation(&self, py: Python<'_>, row: &Bound<'_, PyAny>) -> PyResult<String> {
-        let bundle = read_rows(py, std::slice::from_ref(row))?;
-        let mut invocations = bundle.invocations;
-        detached(py, || {
+        let text = rows_text(py, std::slice::from_ref(row))?;
+        // One release of the GIL for reading, verifying and writing.
+        let verdict = detached(py, || {
+            let mut invocations = Bundle::parse(&text)?.invocations;
             self.attach(&mut invocations);
-            let verdict = self.core.verify(&invocations[0]);
-            serde_json::to_string(&verdict).unwrap_or_default()
-        })
+            Ok(serde_json::to_string(&self.core.verify(&invocations[0])).unwrap_or_default())
+        })?;
+        verdict.map_err(|e: groundcheck_core::Error| row_error(py, &e))
     }
 
     /// Seconds for `n` verifications of one row read once, in Rust alone: the floor the
     /// binding's per-call overhead is measured against (`benches/python/bench.py`).
     fn _time_verify(&self, py: Python<'_>, row: &Bound<'_, PyAny>, n: usize) -> PyResult<f64> {
-        let bundle = read_rows(py, std::slice::from_ref(row))?;
+        let text = rows_text(py, std::slice::from_ref(row))?;
+        let bundle = Bundle::parse(&text).map_err(|e| row_error(py, &e))?;
         let invocation = &bundle.invocations[0];
         detached(py, || {
             let started = std::time::Instant::now();
@@ -145,7 +157,8 @@ impl Verifier {
     /// The report of rows (any iterable), grouped into runs, as JSON text.
     fn _verify_run(&self, py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<String> {
         let rows: Vec<Bound<'_, PyAny>> = rows.try_iter()?.collect::<PyResult<_>>()?;
-        let bundle = read_rows(py, &rows)?;
+        let text = rows_text(py, &rows)?;
+        let bundle = detached(py, || Bundle::parse(&text))?.map_err(|e| row_error(py, &e))?;
         self.report(py, bundle)
     }
 
