@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::harness::{run_in, Outcome};
+use crate::raw_output_files::through_the_binary::{case, verdicts};
 
 /// A row without a raw output of its own, claiming `text` at `path`.
 fn row(id: i64, session: &str, tool: &str, path: &str, text: &str) -> Value {
@@ -36,30 +37,6 @@ fn run_watched(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Outcome {
         let _ = tx.send(run_in(&dir, &args, &env, None));
     });
     rx.recv_timeout(Duration::from_secs(60)).unwrap_or_else(|_| panic!("groundcheck {shown} hangs"))
-}
-
-/// `id → (source, outcome, warnings)` of a JSON report.
-fn verdicts(out: &Outcome) -> Vec<(i64, String, String, Vec<String>)> {
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    let report: Value = serde_json::from_str(&out.stdout).unwrap();
-    let mut all = Vec::new();
-    for run in report["runs"].as_array().unwrap() {
-        for inv in run["invocations"].as_array().unwrap() {
-            let warnings =
-                inv["warnings"].as_array().unwrap().iter().map(|w| w.as_str().unwrap().to_string());
-            all.push((
-                inv["id"].as_i64().unwrap(),
-                inv["source"].as_str().unwrap().to_string(),
-                inv["refs"][0]["outcome"].as_str().unwrap().to_string(),
-                warnings.collect(),
-            ));
-        }
-    }
-    all
-}
-
-fn case(id: i64, source: &str, outcome: &str, warnings: &[&str]) -> (i64, String, String, Vec<String>) {
-    (id, source.into(), outcome.into(), warnings.iter().map(|w| w.to_string()).collect())
 }
 
 // ---------------------------------------------------------------------------------------------

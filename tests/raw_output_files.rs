@@ -97,7 +97,7 @@ fn file_warnings_sit_between_invalid_utf8_and_marker_with_refs() {
 // Through the real program: `--raw-outputs TEMPLATE`
 // ---------------------------------------------------------------------------------------------
 
-mod through_the_binary {
+pub(crate) mod through_the_binary {
     use std::io::Write;
     use std::path::Path;
 
@@ -167,8 +167,8 @@ mod through_the_binary {
         run_in(dir, args, env, None)
     }
 
-    /// `id → (source, outcome, warnings)` of a report.
-    fn verdicts(out: &Outcome) -> Vec<(i64, String, String, Vec<String>)> {
+    /// `id → (source, outcome, warnings)` of a report (also `host_safety`'s).
+    pub(crate) fn verdicts(out: &Outcome) -> Vec<(i64, String, String, Vec<String>)> {
         assert_eq!(out.code, 0, "{}", out.stderr);
         let report: Value = serde_json::from_str(&out.stdout).unwrap();
         let mut all = Vec::new();
@@ -187,7 +187,12 @@ mod through_the_binary {
         all
     }
 
-    fn case(id: i64, source: &str, outcome: &str, warnings: &[&str]) -> (i64, String, String, Vec<String>) {
+    pub(crate) fn case(
+        id: i64,
+        source: &str,
+        outcome: &str,
+        warnings: &[&str],
+    ) -> (i64, String, String, Vec<String>) {
         (id, source.into(), outcome.into(), warnings.iter().map(|w| w.to_string()).collect())
     }
 

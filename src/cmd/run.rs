@@ -9,7 +9,7 @@ use crate::database;
 use crate::failure::Failure;
 use crate::otel::Sink;
 use crate::output::{exit_code, Made, Output};
-use groundcheck_files::{Lookups, Template};
+use groundcheck_files::Template;
 
 /// Reads each selected run in one query; a selector that matches no row is an error.
 pub async fn read_runs(store: &Store, keys: &[RunKey]) -> Result<Vec<Run>, Failure> {
@@ -41,10 +41,8 @@ pub async fn run(args: RunArgs<'_>, out: &mut Output) -> Result<u8, Failure> {
     let store =
         if args.write { database::open(args.url).await? } else { database::open_read_only(args.url).await? };
     let mut runs = read_runs(&store, &args.keys).await?;
-    let lookups = match &args.raw_outputs {
-        Some(template) => groundcheck_files::attach(template, &mut runs, args.policy.limits.max_output_bytes),
-        None => Lookups::default(),
-    };
+    let lookups =
+        groundcheck_files::attach(args.raw_outputs.as_ref(), &mut runs, args.policy.limits.max_output_bytes);
     out.notes.extend(args.raw_outputs.as_ref().and_then(|t| lookups.counts.line(Some(t.as_str()))));
     let report = Verifier::new(args.policy).verify_runs(&runs);
     if args.write {

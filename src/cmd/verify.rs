@@ -10,7 +10,7 @@ use crate::failure::Failure;
 use crate::load;
 use crate::otel::Sink;
 use crate::output::{exit_code, Made, Output};
-use groundcheck_files::{Lookups, Template};
+use groundcheck_files::Template;
 
 /// What `verify` was asked to do.
 pub struct VerifyArgs<'a> {
@@ -31,12 +31,8 @@ pub struct VerifyArgs<'a> {
 pub fn verify(args: VerifyArgs<'_>, out: &mut Output) -> Result<u8, Failure> {
     let (verified, runs) = if args.format == Format::Html {
         let mut loaded = load::load_runs(args.paths)?;
-        let lookups = match &args.raw_outputs {
-            Some(template) => {
-                groundcheck_files::attach(template, &mut loaded.runs, args.policy.limits.max_output_bytes)
-            }
-            None => Lookups::default(),
-        };
+        let max = args.policy.limits.max_output_bytes;
+        let lookups = groundcheck_files::attach(args.raw_outputs.as_ref(), &mut loaded.runs, max);
         let report = Verifier::new(args.policy).verify_runs(&loaded.runs);
         (load::Verified { report, files: loaded.files, notes: loaded.notes, lookups }, loaded.runs)
     } else {

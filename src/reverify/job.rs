@@ -80,6 +80,22 @@ pub struct Start {
     pub after_finished: Option<i64>,
 }
 
+impl Start {
+    /// A new job over `keys`, nothing verified yet.
+    fn new_job(keys: Vec<RunKey>, scope: Scope, after_finished: Option<i64>) -> Start {
+        Start {
+            runs_in_job: keys.len() as u64,
+            keys,
+            rows_before: 0,
+            last_before: None,
+            tally: Tally::default(),
+            resumed: None,
+            scope,
+            after_finished,
+        }
+    }
+}
+
 /// Lists the job's runs (`shard`'s share, only `runs` when given) and, with `resume`, skips
 /// those its checkpoint says are done — or, after a finished job, lists only the runs with
 /// rows not verified under `policy` (of `tools`, when given), as the module says.
@@ -112,30 +128,12 @@ pub async fn start(
     if let Some(finished) = checkpoint.as_ref().filter(|c| c.done) {
         let keys = unverified().await?;
         if !keys.is_empty() {
-            return Ok(Start {
-                runs_in_job: keys.len() as u64,
-                keys,
-                rows_before: 0,
-                last_before: None,
-                tally: Tally::default(),
-                resumed: None,
-                scope: Scope::Unverified,
-                after_finished: Some(finished.rows_done),
-            });
+            return Ok(Start::new_job(keys, Scope::Unverified, Some(finished.rows_done)));
         }
     }
     let Some(checkpoint) = checkpoint else {
         let keys = selected(store.list_keys(window).await.map_err(database::failure)?);
-        return Ok(Start {
-            runs_in_job: keys.len() as u64,
-            keys,
-            rows_before: 0,
-            last_before: None,
-            tally: Tally::default(),
-            resumed: None,
-            scope: Scope::All,
-            after_finished: None,
-        });
+        return Ok(Start::new_job(keys, Scope::All, None));
     };
     let totals = store.read_job_totals(&identity.id).await.map_err(database::failure)?;
     // No totals: a checkpoint written before they were stored. Totals that do not read back

@@ -274,17 +274,8 @@ fn spawn_verifier(
             let report = pool.install(|| {
                 let (layers, mut runs) = into_runs(batch.runs);
                 // Files are read here, in parallel, one batch at a time: memory stays bounded.
-                let lookups = match &raw_outputs {
-                    Some(template) => {
-                        groundcheck_files::attach(
-                            template,
-                            &mut runs,
-                            verifier.policy().limits.max_output_bytes,
-                        )
-                        .counts
-                    }
-                    None => LookupCounts::default(),
-                };
+                let max = verifier.policy().limits.max_output_bytes;
+                let lookups = groundcheck_files::attach(raw_outputs.as_ref(), &mut runs, max).counts;
                 (layers, lookups, verifier.verify_runs(&runs))
             });
             let (layers, lookups, report) = report;

@@ -40,8 +40,10 @@ pub use crate::template::{FilePath, Template, TemplateError};
 
 /// Looks up the raw output file of every invocation of `runs` without a raw output of its
 /// own, all in parallel, reading at most one byte past `max_bytes` of (decompressed) text per
-/// file; returns what the lookups found, in input order.
-pub fn attach(template: &Template, runs: &mut [Run], max_bytes: usize) -> Lookups {
+/// file; returns what the lookups found, in input order. Without a template nothing is looked
+/// up, and the lookups are empty.
+pub fn attach(template: Option<&Template>, runs: &mut [Run], max_bytes: usize) -> Lookups {
+    let Some(template) = template else { return Lookups::default() };
     let invocations = runs.par_iter_mut().flat_map(|run| run.invocations.par_iter_mut());
     let found: Vec<Option<Lookup>> = invocations.map(|inv| attach_one(template, inv, max_bytes)).collect();
     let mut lookups = Lookups::default();
