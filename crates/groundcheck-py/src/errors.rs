@@ -25,9 +25,12 @@ pub fn raise(py: Python<'_>, class: &str, message: &str, attrs: &[(&str, Py<PyAn
     }
 }
 
-/// A row that cannot be read, naming the field.
-pub fn invalid_row(py: Python<'_>, field: &str, problem: &str) -> PyErr {
-    let message = format!("{field}: {problem}");
+/// A row that cannot be read, naming the field (and the row's position in a run).
+pub fn invalid_row(py: Python<'_>, row: Option<usize>, field: &str, problem: &str) -> PyErr {
+    let message = match row {
+        Some(n) => format!("row {n}, {field}: {problem}"),
+        None => format!("{field}: {problem}"),
+    };
     raise(py, "InvalidRowError", &message, &[("field", PyString::new(py, field).into_any().unbind())])
 }
 

@@ -1,4 +1,4 @@
-//! Python values as JSON text, the form the core reads rows and documents in.
+//! Python values as JSON text, the form the core reads documents and JSON columns in.
 //!
 //! A Python program holds a row as a DB driver returns it: `dict`s (or any `Mapping`),
 //! `list`s and `tuple`s, `str`, `int`, `float`, `Decimal`, `bool`, `None`, `datetime`. Each is
@@ -8,6 +8,8 @@
 //! verdict. What is not JSON-like (a container that contains itself, a non-string key, `NaN`,
 //! a lone surrogate, a generator, a set, bytes that are not UTF-8) is a [`NotJson`], which the
 //! caller turns into `InvalidRowError` naming the field.
+//!
+//! Only the walk needs the GIL: the text it writes is parsed afterwards, with the GIL let go.
 
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -28,21 +30,28 @@ impl From<PyErr> for NotJson {
     }
 }
 
-/// A container being written: its remaining children, and whether one was written yet.
-enum Frame<'py> {
-    Array { items: std::vec::IntoIter<Bound<'py, PyAny>>, first: bool, id: usize },
-    Object { members: std::vec::IntoIter<(String, Bound<'py, PyAny>)>, first: bool, id: usize },
+/// One step of the walk. A container's children are pushed as steps when it is opened —
+/// copied out first, so that Python code a child runs (a `float` subclass's `__repr__`, a
+/// `Decimal` subclass's `__str__`) cannot change the container under the walk — then its
+/// closing bracket; one stack serves the whole value.
+enum Step<'py> {
+    /// An array item, or the root.
+    Item(Bound<'py, PyAny>),
+    /// An object member.
+    Member(Bound<'py, PyString>, Bound<'py, PyAny>),
+    /// The end of the innermost open container: `]` or `}`.
+    Close(u8),
 }
 
 /// The classes a row's values may be that PyO3 has no type for under the stable ABI.
-struct Classes {
+pub struct Classes {
     decimal: Py<PyAny>,
     mapping: Py<PyAny>,
     date: Py<PyAny>,
     time: Py<PyAny>,
 }
 
-fn classes(py: Python<'_>) -> PyResult<&Classes> {
+pub fn classes(py: Python<'_>) -> PyResult<&Classes> {
     static CLASSES: PyOnceLock<Classes> = PyOnceLock::new();
     CLASSES.get_or_try_init(py, || {
         let get = |module: &str, name: &str| -> PyResult<Py<PyAny>> {
@@ -57,216 +66,262 @@ fn classes(py: Python<'_>) -> PyResult<&Classes> {
     })
 }
 
-/// The `tool_invocation` columns that are booleans: SQLite and MySQL drivers return them as
-/// the integers 0 and 1, which a row's reader takes for `false` and `true`.
-const BOOLEAN_COLUMNS: [&str; 2] = ["success", "is_truncated"];
+impl Classes {
+    /// `decimal.Decimal`.
+    pub fn decimal_class<'py>(&self, py: Python<'py>) -> &Bound<'py, PyAny> {
+        self.decimal.bind(py)
+    }
 
-/// The `tool_invocation` columns that hold JSON: given as a `str`, that is the column's text
-/// as the database holds it (JSON text, read as the engine's store reads it: text that is not
-/// JSON is a string of that text); given as a dict or list, the value itself.
-const JSON_COLUMNS: [&str; 2] = ["retrieval_details", "input_params"];
+    /// Whether `value` is a `dict` or another `Mapping`.
+    pub fn is_mapping(&self, value: &Bound<'_, PyAny>) -> PyResult<bool> {
+        Ok(value.is_instance_of::<PyDict>() || value.is_instance(self.mapping.bind(value.py()))?)
+    }
 
-/// `row` (a mapping of `tool_invocation` columns) as a JSON object, its boolean columns read
-/// from 0 and 1 and its JSON columns from their text, as a DB driver gives them.
-pub fn row_to_json(row: &Bound<'_, PyAny>) -> Result<String, NotJson> {
-    walk(row, true)
+    /// Whether `value` is a `Decimal`.
+    pub fn is_decimal(&self, value: &Bound<'_, PyAny>) -> PyResult<bool> {
+        value.is_instance(self.decimal.bind(value.py()))
+    }
+
+    /// Whether `value` is a `date`, a `datetime` or a `time`.
+    pub fn is_date_or_time(&self, value: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let py = value.py();
+        Ok(value.is_instance(self.date.bind(py))? || value.is_instance(self.time.bind(py))?)
+    }
 }
 
 /// `value` as JSON text.
 pub fn to_json(value: &Bound<'_, PyAny>) -> Result<String, NotJson> {
-    walk(value, false)
+    let mut out = Vec::with_capacity(4096);
+    write_json(value, &mut out)?;
+    // Everything written is UTF-8: Rust strings, and ASCII punctuation.
+    String::from_utf8(out).map_err(|_| NotJson::Value("text that is not UTF-8".into()))
 }
 
-fn walk(value: &Bound<'_, PyAny>, row: bool) -> Result<String, NotJson> {
-    let py = value.py();
-    let classes = classes(py)?;
-    let mut out = String::new();
-    let mut stack: Vec<Frame<'_>> = Vec::new();
+/// Writes `value` as JSON text to `out`.
+fn write_json(value: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> Result<(), NotJson> {
+    let classes = classes(value.py())?;
+    let mut steps = Vec::with_capacity(64);
+    steps.push(Step::Item(value.clone()));
     // The containers on the path from the root: one seen again contains itself.
-    let mut open: Vec<usize> = Vec::new();
-    let mut next = Some(value.clone());
-    loop {
-        if let Some(value) = next.take() {
-            // The common scalars first: they need no class of Python's own to be told apart.
-            if !write_common_scalar(&value, &mut out)? {
-                if let Some(frame) = open_container(&value, classes, &open)? {
-                    let id = match &frame {
-                        Frame::Array { id, .. } | Frame::Object { id, .. } => *id,
-                    };
-                    open.push(id);
-                    out.push(if matches!(frame, Frame::Array { .. }) { '[' } else { '{' });
-                    stack.push(frame);
-                } else {
-                    write_scalar(&value, classes, &mut out)?;
-                }
+    let mut open: Vec<usize> = Vec::with_capacity(16);
+    while let Some(step) = steps.pop() {
+        let value = match step {
+            Step::Close(bracket) => {
+                out.push(bracket);
+                open.pop();
+                continue;
             }
-        }
-        let Some(top) = stack.last_mut() else { return Ok(out) };
-        match top {
-            Frame::Array { items, first, .. } => match items.next() {
-                Some(item) => {
-                    if !std::mem::take(first) {
-                        out.push(',');
-                    }
-                    next = Some(item);
+            Step::Item(value) => {
+                if !matches!(out.last(), None | Some(b'[')) {
+                    out.push(b',');
                 }
-                None => {
-                    out.push(']');
-                    stack.pop();
-                    open.pop();
+                value
+            }
+            Step::Member(key, value) => {
+                if !matches!(out.last(), Some(b'{')) {
+                    out.push(b',');
                 }
-            },
-            Frame::Object { members, first, .. } => match members.next() {
-                Some((key, item)) => {
-                    if !std::mem::take(first) {
-                        out.push(',');
-                    }
-                    out.push_str(&serde_json::to_string(&key).unwrap_or_default());
-                    out.push(':');
-                    let column = row && open.len() == 1;
-                    if column && BOOLEAN_COLUMNS.contains(&key.as_str()) && as_flag(&item).is_some() {
-                        out.push_str(if as_flag(&item) == Some(true) { "true" } else { "false" });
-                    } else if column
-                        && JSON_COLUMNS.contains(&key.as_str())
-                        && item.is_instance_of::<PyString>()
-                    {
-                        let column_text = text(item.cast::<PyString>().map_err(PyErr::from)?)?;
-                        if groundcheck_core::Json::parse(&column_text).is_ok() {
-                            out.push_str(&column_text);
-                        } else {
-                            out.push_str(&serde_json::to_string(&column_text).unwrap_or_default());
-                        }
-                    } else {
-                        next = Some(item);
-                    }
-                }
-                None => {
-                    out.push('}');
-                    stack.pop();
-                    open.pop();
-                }
-            },
-        }
-    }
-}
-
-/// An integer 0 or 1 (not a `bool`) as the flag it stands for.
-fn as_flag(value: &Bound<'_, PyAny>) -> Option<bool> {
-    if value.is_instance_of::<PyBool>() || !value.is_instance_of::<PyInt>() {
-        return None;
-    }
-    match value.extract::<i64>().ok()? {
-        0 => Some(false),
-        1 => Some(true),
-        _ => None,
-    }
-}
-
-/// The frame of `value` when it is a container: a list or tuple, or a dict or `Mapping`.
-fn open_container<'py>(
-    value: &Bound<'py, PyAny>,
-    classes: &Classes,
-    open: &[usize],
-) -> Result<Option<Frame<'py>>, NotJson> {
-    let id = value.as_ptr() as usize;
-    let array = value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>();
-    let object = !array
-        && (value.is_instance_of::<PyDict>() || value.is_instance(classes.mapping.bind(value.py()))?);
-    if !array && !object {
-        return Ok(None);
-    }
-    if open.contains(&id) {
-        return Err(NotJson::Value("a container that contains itself".into()));
-    }
-    if array {
-        let items: Vec<Bound<'py, PyAny>> = value.try_iter()?.collect::<PyResult<_>>()?;
-        return Ok(Some(Frame::Array { items: items.into_iter(), first: true, id }));
-    }
-    let mut members = Vec::new();
-    let mut member = |key: Bound<'py, PyAny>, item: Bound<'py, PyAny>| -> Result<(), NotJson> {
-        let Ok(key) = key.cast::<PyString>() else {
-            let type_name = key.get_type().name().map(|n| n.to_string()).unwrap_or_default();
-            return Err(NotJson::Value(format!("a key of type {type_name}: JSON keys are strings")));
+                write_string(&key, out)?;
+                out.push(b':');
+                value
+            }
         };
-        members.push((text(key)?, item));
-        Ok(())
-    };
-    // A plain dict is read directly; a subclass or another Mapping through its own `items()`,
-    // so that whatever it overrides is honoured (or raises).
-    if value.is_exact_instance_of::<PyDict>() {
-        for (key, item) in value.cast::<PyDict>().map_err(PyErr::from)?.iter() {
-            member(key, item)?;
+        // The common scalars first: they need no class of Python's own to be told apart.
+        if write_common_scalar(&value, out)? {
+            continue;
+        }
+        let array = value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>();
+        if !array && !classes.is_mapping(&value)? {
+            write_scalar(&value, classes, out)?;
+            continue;
+        }
+        let id = value.as_ptr() as usize;
+        if open.contains(&id) {
+            return Err(NotJson::Value("a container that contains itself".into()));
+        }
+        open.push(id);
+        out.push(if array { b'[' } else { b'{' });
+        steps.push(Step::Close(if array { b']' } else { b'}' }));
+        let first = steps.len();
+        if array {
+            for item in value.try_iter()? {
+                steps.push(Step::Item(item?));
+            }
+        } else if let Ok(dict) = value.cast_exact::<PyDict>() {
+            // Read directly: pushing steps runs no Python code, so the dict cannot change.
+            for (key, item) in dict.iter() {
+                steps.push(Step::Member(member_key(key)?, item));
+            }
+        } else {
+            for_each_member(&value, |key, item| {
+                steps.push(Step::Member(key, item));
+                Ok::<(), NotJson>(())
+            })?;
+        }
+        // Pushed in order, taken from the end: reversed, the first child comes first.
+        steps[first..].reverse();
+    }
+    Ok(())
+}
+
+/// A member's key, which must be a `str`.
+fn member_key(key: Bound<'_, PyAny>) -> Result<Bound<'_, PyString>, NotJson> {
+    key.cast_into::<PyString>().map_err(|e| {
+        let key = e.into_inner();
+        let type_name = key.get_type().name().map(|n| n.to_string()).unwrap_or_default();
+        NotJson::Value(format!("a key of type {type_name}: JSON keys are strings"))
+    })
+}
+
+/// Calls `each` with every member of `mapping` (a dict or another `Mapping`), its key a
+/// `str`. A plain dict's members are copied out first, since `each` may run Python code
+/// that changes it; a subclass or another Mapping is read through its own `items()`, so
+/// that whatever it overrides is honoured (or raises).
+pub fn for_each_member<'py, E: From<NotJson> + From<PyErr>>(
+    mapping: &Bound<'py, PyAny>,
+    mut each: impl FnMut(Bound<'py, PyString>, Bound<'py, PyAny>) -> Result<(), E>,
+) -> Result<(), E> {
+    if let Ok(dict) = mapping.cast_exact::<PyDict>() {
+        let members: Vec<_> = dict.iter().collect();
+        for (key, item) in members {
+            each(member_key(key)?, item)?;
         }
     } else {
-        for pair in value.call_method0("items")?.try_iter()? {
+        for pair in mapping.call_method0("items")?.try_iter()? {
             let (key, item): (Bound<'py, PyAny>, Bound<'py, PyAny>) = pair?.extract()?;
-            member(key, item)?;
+            each(member_key(key)?, item)?;
         }
     }
-    Ok(Some(Frame::Object { members: members.into_iter(), first: true, id }))
+    Ok(())
 }
 
 /// A Python `str` as Rust text: one holding a lone surrogate is not Unicode text.
-fn text(s: &Bound<'_, PyString>) -> Result<String, NotJson> {
-    s.to_str()
-        .map(str::to_string)
-        .map_err(|_| NotJson::Value("a string with a lone surrogate, which is not Unicode text".into()))
+pub fn text<'a>(s: &'a Bound<'_, PyString>) -> Result<std::borrow::Cow<'a, str>, NotJson> {
+    s.to_cow().map_err(|_| NotJson::Value("a string with a lone surrogate, which is not Unicode text".into()))
+}
+
+fn write_string(s: &Bound<'_, PyString>, out: &mut Vec<u8>) -> Result<(), NotJson> {
+    escape(&text(s)?, out);
+    Ok(())
+}
+
+/// Writes `s` as a JSON string: a run of bytes that need no escape is copied at once.
+fn escape(s: &str, out: &mut Vec<u8>) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push(b'"');
+    let bytes = s.as_bytes();
+    let plain = |b: u8| b >= 0x20 && b != b'"' && b != b'\\';
+    if bytes.iter().all(|&b| plain(b)) {
+        out.extend_from_slice(bytes);
+        out.push(b'"');
+        return;
+    }
+    let mut copied = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        if plain(b) {
+            continue;
+        }
+        out.extend_from_slice(&bytes[copied..i]);
+        copied = i + 1;
+        match b {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            _ => out.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(b >> 4)],
+                HEX[usize::from(b & 15)],
+            ]),
+        }
+    }
+    out.extend_from_slice(&bytes[copied..]);
+    out.push(b'"');
 }
 
 /// Writes `value` when it is `None`, a `bool`, an `int`, a `float` or a `str`; `false` when it
 /// is none of them.
-fn write_common_scalar(value: &Bound<'_, PyAny>, out: &mut String) -> Result<bool, NotJson> {
+fn write_common_scalar(value: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> Result<bool, NotJson> {
     if value.is_none() {
-        out.push_str("null");
+        out.extend_from_slice(b"null");
     } else if let Ok(s) = value.cast::<PyString>() {
-        out.push_str(&serde_json::to_string(&text(s)?).unwrap_or_default());
+        write_string(s, out)?;
     } else if let Ok(b) = value.cast::<PyBool>() {
-        out.push_str(if b.is_true() { "true" } else { "false" });
+        out.extend_from_slice(if b.is_true() { b"true" } else { b"false" });
     } else if value.is_instance_of::<PyInt>() {
-        match value.extract::<i64>() {
-            Ok(small) => out.push_str(&small.to_string()),
-            Err(_) => {
-                let digits = value.str().map_err(|_| {
-                    NotJson::Value(
-                        "an integer too long to write in decimal (Python's int_max_str_digits)".into(),
-                    )
-                })?;
-                out.push_str(&text(&digits)?);
-            }
-        }
+        write_int(value, out)?;
     } else if let Ok(f) = value.cast::<PyFloat>() {
-        if !f.value().is_finite() {
-            return Err(NotJson::Value(format!("{} is not a JSON number", f.value())));
+        let f = f.value();
+        if !f.is_finite() {
+            return Err(NotJson::Value(format!("{f} is not a JSON number")));
         }
-        out.push_str(&text(&value.repr()?)?);
+        // Python's own shortest text (`1e+16`, `0.1`), from a plain float: a subclass's
+        // `__repr__` is not asked.
+        out.extend_from_slice(text(&PyFloat::new(value.py(), f).repr()?)?.as_bytes());
     } else {
         return Ok(false);
     }
     Ok(true)
 }
 
-/// Writes the scalars [`write_common_scalar`] leaves: `Decimal`, bytes, dates and times.
-fn write_scalar(value: &Bound<'_, PyAny>, classes: &Classes, out: &mut String) -> Result<(), NotJson> {
-    let py = value.py();
-    if value.is_instance(classes.decimal.bind(py))? {
-        if !value.call_method0("is_finite")?.is_truthy()? {
-            return Err(NotJson::Value(format!("Decimal('{}') is not a JSON number", value.str()?)));
+/// Writes an `int` in decimal.
+fn write_int(value: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> Result<(), NotJson> {
+    match value.extract::<i64>() {
+        Ok(small) => {
+            let _ = std::io::Write::write_fmt(out, format_args!("{small}"));
         }
-        out.push_str(&text(&value.str()?)?);
-    } else if value.is_instance_of::<PyBytes>() || value.is_instance_of::<PyByteArray>() {
-        let bytes: Vec<u8> = value.extract()?;
-        let s = String::from_utf8(bytes).map_err(|e| {
-            NotJson::Value(format!("bytes that are not UTF-8 (at byte {})", e.utf8_error().valid_up_to()))
-        })?;
-        out.push_str(&serde_json::to_string(&s).unwrap_or_default());
-    } else if value.is_instance(classes.date.bind(py))? || value.is_instance(classes.time.bind(py))? {
-        let iso = value.call_method0("isoformat")?;
-        out.push_str(
-            &serde_json::to_string(&text(iso.cast::<PyString>().map_err(PyErr::from)?)?).unwrap_or_default(),
-        );
-    } else {
-        let type_name = value.get_type().name().map(|n| n.to_string()).unwrap_or_default();
-        return Err(NotJson::Value(format!("a value of type {type_name}, which is not JSON-like")));
+        Err(_) => {
+            let digits = value.str().map_err(|_| {
+                NotJson::Value("an integer too long to write in decimal (Python's int_max_str_digits)".into())
+            })?;
+            out.extend_from_slice(text(&digits)?.as_bytes());
+        }
     }
     Ok(())
+}
+
+/// Writes the scalars [`write_common_scalar`] leaves: `Decimal`, bytes, dates and times.
+fn write_scalar(value: &Bound<'_, PyAny>, classes: &Classes, out: &mut Vec<u8>) -> Result<(), NotJson> {
+    if classes.is_decimal(value)? {
+        out.extend_from_slice(decimal_text(value)?.as_bytes());
+    } else if value.is_instance_of::<PyBytes>() || value.is_instance_of::<PyByteArray>() {
+        escape(&utf8(value)?, out);
+    } else if classes.is_date_or_time(value)? {
+        escape(&iso_text(value)?, out);
+    } else {
+        return Err(not_json_like(value));
+    }
+    Ok(())
+}
+
+/// A finite `Decimal`'s text, as written (`Decimal('0.950')` is `0.950`).
+pub fn decimal_text(value: &Bound<'_, PyAny>) -> Result<String, NotJson> {
+    if !value.call_method0("is_finite")?.is_truthy()? {
+        return Err(NotJson::Value(format!("Decimal('{}') is not a JSON number", value.str()?)));
+    }
+    Ok(text(&value.str()?)?.into_owned())
+}
+
+/// `bytes` or `bytearray` as text, when it is UTF-8.
+pub fn utf8(value: &Bound<'_, PyAny>) -> Result<String, NotJson> {
+    let bytes: Vec<u8> = value.extract()?;
+    String::from_utf8(bytes).map_err(|e| {
+        NotJson::Value(format!("bytes that are not UTF-8 (at byte {})", e.utf8_error().valid_up_to()))
+    })
+}
+
+/// A `date`, `datetime` or `time` in ISO 8601 (`2026-11-30T10:00:01+00:00`).
+pub fn iso_text(value: &Bound<'_, PyAny>) -> Result<String, NotJson> {
+    let iso = value.call_method0("isoformat")?;
+    Ok(text(iso.cast::<PyString>().map_err(PyErr::from)?)?.into_owned())
+}
+
+/// The problem of a value that is none of the JSON-like types.
+pub fn not_json_like(value: &Bound<'_, PyAny>) -> NotJson {
+    let type_name = value.get_type().name().map(|n| n.to_string()).unwrap_or_default();
+    NotJson::Value(format!("a value of type {type_name}, which is not JSON-like"))
 }

@@ -6,6 +6,8 @@
 mod errors;
 mod json;
 mod policy;
+mod results;
+mod row;
 mod verifier;
 
 use groundcheck_core::Json;
@@ -49,6 +51,7 @@ fn _groundcheck(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<policy::Limits>()?;
     m.add_class::<policy::Policy>()?;
     m.add_class::<verifier::Verifier>()?;
+    results::register(m)?;
     m.add_function(wrap_pyfunction!(_resolve, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     m.add("SCHEMA", groundcheck_core::SCHEMA)?;

@@ -154,7 +154,7 @@ impl Policy {
         self.0.key()
     }
 
-    fn __repr__(&self) -> String {
+    pub fn __repr__(&self) -> String {
         format!("Policy({:?})", self.0.key())
     }
 

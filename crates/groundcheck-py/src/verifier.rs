@@ -1,20 +1,26 @@
 //! `Verifier`: the engine under one policy, built once and shared by every thread of a
-//! Python program. Rows are read while the GIL is held (they are Python objects); the
-//! verification itself runs with the GIL released, on rayon for a run, so other Python
-//! threads keep running. Every call is guarded: a Rust panic becomes `InternalError`.
+//! Python program. Rows are read while the GIL is held (they are Python objects), and only
+//! copied out; parsing their JSON and verifying run with the GIL released, on rayon for a
+//! run, so other Python threads keep running. Every call is guarded: a Rust panic becomes
+//! `InternalError`.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
 use std::sync::Arc;
 
-use groundcheck_core::{Bundle, Invocation, Report, RunSet, Verifier as CoreVerifier};
+use groundcheck_core::{Bundle, Invocation, RunSet, Verifier as CoreVerifier};
 use groundcheck_files::Template;
 use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes, PyString};
 
 use crate::errors::{from_core, invalid_row, panicked, raise};
-use crate::json::{row_to_json, NotJson};
 use crate::policy::Policy;
+use crate::results::{Report, Verdict};
+use crate::row::{self, Pending, RowError};
 
-/// A verifier: a policy, its compiled paths, and where raw-output files are, if anywhere.
+/// The engine under one policy, built once and shared by every thread; `raw_outputs` is a
+/// template for rows without a raw output of their own, as `--raw-outputs`:
+/// `/var/lib/agent/sessions/{session_id}/tools/{id}.json`.
 #[pyclass(frozen, module = "groundcheck", name = "Verifier")]
 pub struct Verifier {
     core: Arc<CoreVerifier>,
@@ -29,44 +35,19 @@ fn detached<T: Send>(py: Python<'_>, work: impl FnOnce() -> T + Send) -> PyResul
 /// How many rows are read between two moments when other Python threads may take the GIL.
 const ROWS_BETWEEN_YIELDS: usize = 32;
 
-/// `rows` (each a row as a DB driver returns it) as one bundle's text. Reading the Python
-/// objects needs the GIL; every few rows it is let go for a moment so that other threads keep
-/// running.
-fn rows_text(py: Python<'_>, rows: &[Bound<'_, PyAny>]) -> PyResult<String> {
-    let mut text = String::from("{\"invocations\":[");
-    for (i, row) in rows.iter().enumerate() {
-        if i > 0 {
-            text.push(',');
-            if i % ROWS_BETWEEN_YIELDS == 0 {
-                py.detach(|| {});
-            }
-        }
-        let row_json = row_to_json(row).map_err(|e| match e {
-            NotJson::Value(problem) => invalid_row(py, &format!("row {i}"), &problem),
-            NotJson::Raised(e) => e,
-        })?;
-        if !row_json.starts_with('{') {
-            return Err(invalid_row(
-                py,
-                &format!("row {i}"),
-                "a row is a mapping of tool_invocation columns",
-            ));
-        }
-        text.push_str(&row_json);
-    }
-    text.push_str("]}");
-    Ok(text)
-}
-
-/// A problem the bundle reader found in rows, as the row error naming the field
-/// (`$.invocations[3].retrieval_details: …` → `retrieval_details`).
-fn row_error(py: Python<'_>, e: &groundcheck_core::Error) -> PyErr {
-    let place = e.place().unwrap_or("");
-    let field = place.split_once("].").map_or(place, |(_, field)| field);
-    invalid_row(py, if field.is_empty() { "row" } else { field }, e.message())
+/// Reads one row, its problem as `InvalidRowError` naming the field (`row N: …` in a run).
+fn read_row(py: Python<'_>, row: &Bound<'_, PyAny>, n: Option<usize>) -> PyResult<Pending> {
+    row::read(row).map_err(|e| match e {
+        RowError::Field(field, problem) => invalid_row(py, n, &field, &problem),
+        RowError::Raised(e) => e,
+    })
 }
 
 impl Verifier {
+    fn max_output_bytes(&self) -> usize {
+        self.core.policy().limits.max_output_bytes
+    }
+
     fn attach(&self, invocations: &mut [Invocation]) {
         if let Some(template) = &self.raw_outputs {
             let max = self.core.policy().limits.max_output_bytes;
@@ -76,11 +57,10 @@ impl Verifier {
         }
     }
 
-    /// The report of `bundle`'s invocations grouped into runs, as pretty JSON and a newline:
-    /// what `groundcheck verify --format json` prints.
-    fn report(&self, py: Python<'_>, bundle: Bundle) -> PyResult<String> {
+    /// The report of `invocations` grouped into runs, verified without the GIL.
+    fn report(&self, py: Python<'_>, invocations: Vec<Invocation>) -> PyResult<Report> {
         let mut runs = RunSet::default();
-        for inv in bundle.invocations {
+        for inv in invocations {
             runs.push(inv).map_err(|e| from_core(py, &e))?;
         }
         let mut runs = runs.into_runs();
@@ -88,22 +68,13 @@ impl Verifier {
             for run in &mut runs {
                 self.attach(&mut run.invocations);
             }
-            report_json(&self.core.verify_runs(&runs))
+            Report::new(self.core.verify_runs(&runs))
         })
     }
 }
 
-/// `report` as `verify --format json` prints it.
-pub fn report_json(report: &Report) -> String {
-    let mut text = serde_json::to_string_pretty(report).unwrap_or_default();
-    text.push('\n');
-    text
-}
-
 #[pymethods]
 impl Verifier {
-    /// A verifier under `policy` (the default policy when `None`); `raw_outputs` is a
-    /// `--raw-outputs` template for rows without a raw output of their own.
     #[new]
     #[pyo3(signature = (policy=None, *, raw_outputs=None))]
     fn new(
@@ -127,44 +98,85 @@ impl Verifier {
         Policy(*self.core.policy())
     }
 
-    /// One row's verdict as JSON text (one invocation object of the report).
-    fn _verify_invocation(&self, py: Python<'_>, row: &Bound<'_, PyAny>) -> PyResult<String> {
-        let text = rows_text(py, std::slice::from_ref(row))?;
-        // One release of the GIL for reading, verifying and writing.
-        let verdict = detached(py, || {
-            let mut invocations = Bundle::parse(&text)?.invocations;
-            self.attach(&mut invocations);
-            Ok(serde_json::to_string(&self.core.verify(&invocations[0])).unwrap_or_default())
+    /// The verdict of one `tool_invocation` row (a `dict` or any `Mapping` of its columns,
+    /// as a DB driver returns them, plus `raw_output` or `raw_output_text`).
+    fn verify_invocation(&self, py: Python<'_>, row: &Bound<'_, PyAny>) -> PyResult<Verdict> {
+        let pending = read_row(py, row, None)?;
+        // One release of the GIL for parsing, verifying and writing.
+        detached(py, || {
+            let mut invocation = [pending.finish(self.max_output_bytes())];
+            self.attach(&mut invocation);
+            Verdict::one(self.core.verify(&invocation[0]))
+        })
+    }
+
+    /// The report of rows (any iterable of mappings, a generator too) grouped into runs (by
+    /// `run_id`, else `session_id`), verified in parallel with the GIL released.
+    fn verify_run(&self, py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<Report> {
+        let mut pending = Vec::new();
+        for (n, row) in rows.try_iter()?.enumerate() {
+            if n > 0 && n % ROWS_BETWEEN_YIELDS == 0 {
+                // Other Python threads get the GIL for a moment.
+                py.detach(|| {});
+            }
+            pending.push(read_row(py, &row?, Some(n))?);
+        }
+        let invocations = detached(py, || {
+            pending.into_iter().map(|p| p.finish(self.max_output_bytes())).collect::<Vec<_>>()
         })?;
-        verdict.map_err(|e: groundcheck_core::Error| row_error(py, &e))
+        self.report(py, invocations)
+    }
+
+    /// The report of a bundle file (a `str` or `os.PathLike`): what `groundcheck verify
+    /// --format json FILE` prints.
+    fn verify_bundle(&self, py: Python<'_>, path: PathBuf) -> PyResult<Report> {
+        let bytes = detached(py, || std::fs::read(&path))??;
+        let text = bundle_text(py, bytes)?;
+        self.bundle(py, &text)
+    }
+
+    /// The report of bundle text (`str`, or UTF-8 `bytes`).
+    fn verify_bundle_json(&self, py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<Report> {
+        if let Ok(s) = text.cast::<PyString>() {
+            return self.bundle(py, &s.to_cow()?);
+        }
+        if text.is_instance_of::<PyBytes>() || text.is_instance_of::<PyByteArray>() {
+            let text = bundle_text(py, text.extract()?)?;
+            return self.bundle(py, &text);
+        }
+        let type_name = text.get_type().name().map(|n| n.to_string()).unwrap_or_default();
+        Err(raise(py, "InvalidBundleError", &format!("a bundle is str or bytes, not {type_name}"), &[]))
     }
 
     /// Seconds for `n` verifications of one row read once, in Rust alone: the floor the
     /// binding's per-call overhead is measured against (`benches/python/bench.py`).
     fn _time_verify(&self, py: Python<'_>, row: &Bound<'_, PyAny>, n: usize) -> PyResult<f64> {
-        let text = rows_text(py, std::slice::from_ref(row))?;
-        let bundle = Bundle::parse(&text).map_err(|e| row_error(py, &e))?;
-        let invocation = &bundle.invocations[0];
+        let invocation = read_row(py, row, None)?.finish(self.max_output_bytes());
         detached(py, || {
             let started = std::time::Instant::now();
             for _ in 0..n {
-                std::hint::black_box(self.core.verify(std::hint::black_box(invocation)));
+                std::hint::black_box(self.core.verify(std::hint::black_box(&invocation)));
             }
             started.elapsed().as_secs_f64()
         })
     }
 
-    /// The report of rows (any iterable), grouped into runs, as JSON text.
-    fn _verify_run(&self, py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<String> {
-        let rows: Vec<Bound<'_, PyAny>> = rows.try_iter()?.collect::<PyResult<_>>()?;
-        let text = rows_text(py, &rows)?;
-        let bundle = detached(py, || Bundle::parse(&text))?.map_err(|e| row_error(py, &e))?;
-        self.report(py, bundle)
+    fn __repr__(&self) -> String {
+        format!("Verifier({})", Policy(*self.core.policy()).__repr__())
     }
+}
 
-    /// The report of bundle text, as JSON text.
-    fn _verify_bundle_json(&self, py: Python<'_>, text: &str) -> PyResult<String> {
+impl Verifier {
+    fn bundle(&self, py: Python<'_>, text: &str) -> PyResult<Report> {
         let bundle = detached(py, || Bundle::parse(text))?.map_err(|e| from_core(py, &e))?;
-        self.report(py, bundle)
+        self.report(py, bundle.invocations)
     }
+}
+
+/// A bundle's bytes as text: a bundle is UTF-8.
+fn bundle_text(py: Python<'_>, bytes: Vec<u8>) -> PyResult<String> {
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        raise(py, "InvalidBundleError", &format!("the bundle is not UTF-8 (byte {at})"), &[])
+    })
 }

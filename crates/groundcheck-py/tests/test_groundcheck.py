@@ -91,9 +91,88 @@ def test_rows_read_with_sqlite3_give_the_run_command_s_verdicts(tmp_path: Path) 
         assert verdict.to_dict() == by_id[verdict.id], verdict.id
 
 
+def fixture_rows(fixture: Path) -> list[dict[str, Any]]:
+    """A bundle's invocations as the rows a Python program holds, the bundle's defaults
+    applied."""
+    bundle = json.loads(fixture.read_text(), parse_float=decimal.Decimal, parse_int=int)
+    rows = []
+    for invocation in bundle["invocations"]:
+        for key in ("run_id", "session_id"):
+            if invocation.get(key) is None and bundle.get(key) is not None:
+                invocation[key] = bundle[key]
+        rows.append(invocation)
+    return rows
+
+
+@pytest.mark.parametrize("fixture", FIXTURES, ids=[f.name for f in FIXTURES])
+def test_every_fixture_s_rows_as_dicts_give_the_cli_report(fixture: Path) -> None:
+    # Numbers read as Decimal keep their text, as the engine keeps numbers as written.
+    assert groundcheck.verify_run(fixture_rows(fixture)).to_json() == cli("verify", "--format", "json", str(fixture))
+
+
 # --------------------------------------------------------------------------------------------
 # Rows as Python holds them
 # --------------------------------------------------------------------------------------------
+
+
+def test_columns_as_drivers_return_them() -> None:
+    as_driver = row(
+        id=decimal.Decimal("7"),
+        success=1,
+        is_truncated=0,
+        output_length=12,
+        input_params=b'{"query": "{app=\\"order\\"}"}',
+        retrieval_details=json.dumps(row()["retrieval_details"]).encode(),
+    )
+    verdict = groundcheck.verify_invocation(as_driver)
+    assert (verdict.id, verdict.status, verdict.reason) == (7, "supported", "verified")
+    # A JSON column's text that is not JSON is a string of that text, as the store reads it.
+    assert groundcheck.verify_invocation(row(retrieval_details="not json")).reason == "malformed_details"
+
+
+@pytest.mark.parametrize(
+    ("columns", "field", "says"),
+    [
+        ({"id": None}, "id", "required integer is missing"),
+        ({"id": True}, "id", "must be an int or None, not bool"),
+        ({"id": 2**63}, "id", "not an integer within BIGINT"),
+        ({"id": decimal.Decimal("1.5")}, "id", "1.5 is not an integer"),
+        ({"output_length": 2**31}, "output_length", "not an integer within INT"),
+        ({"success": 2}, "success", "must be True, False, 0, 1 or None, not int"),
+        ({"tool_name": b"q"}, "tool_name", "must be a str or None, not bytes"),
+        ({"rawPath": "$"}, "rawPath", "unknown key"),
+        ({"raw_output_text": "{}"}, "raw_output", "both given"),
+        ({"created_at": 1.5}, "created_at", "must be a str or None, not float"),
+        ({"retrieval_details": "\ud800"}, "retrieval_details", "lone surrogate"),
+    ],
+)
+def test_a_row_error_names_its_field(columns: dict[str, Any], field: str, says: str) -> None:
+    with pytest.raises(groundcheck.InvalidRowError, match=says) as error:
+        groundcheck.verify_invocation(row(**columns))
+    assert error.value.field == field
+    assert str(error.value).startswith(f"{field}: ")
+
+
+def test_a_row_error_in_a_run_names_the_row_too() -> None:
+    with pytest.raises(groundcheck.InvalidRowError, match=r"^row 2, tool_name: ") as error:
+        groundcheck.verify_run([row(id=1), row(id=2), row(id=3, tool_name=None)])
+    assert error.value.field == "tool_name"
+    with pytest.raises(groundcheck.InvalidRowError, match="a row is a mapping"):
+        groundcheck.verify_run([row(), ["id", 1]])  # type: ignore[list-item]
+
+
+def test_python_code_a_value_runs_cannot_change_what_is_read() -> None:
+    output: dict[str, Any] = {"logs": [{"message": "dial tcp: connection refused"}]}
+
+    class Meddling(decimal.Decimal):
+        def __str__(self) -> str:
+            output.clear()
+            output["logs"] = "gone"
+            return "1"
+
+    output["took"] = Meddling("1")
+    verdict = groundcheck.verify_invocation(row(raw_output=output))
+    assert verdict.status == "supported"
 
 
 def test_retrieval_details_as_json_text_and_a_datetime_created_at() -> None:
@@ -129,7 +208,12 @@ def test_results_are_typed_immutable_and_say_why() -> None:
     assert isinstance(ref.nearest.score, decimal.Decimal) and str(ref.nearest.score).count(".") == 1
     with pytest.raises(AttributeError):
         verdict.status = "supported"  # type: ignore[misc]
-    assert "text_not_found" in repr(verdict)
+    assert "text_not_found" in repr(verdict) and "Nearest(score=Decimal(" in repr(verdict)
+    assert ref.to_dict() == verdict.to_dict()["refs"][0] and json.loads(ref.to_json())["outcome"] == "text_not_found"
+    # Equal results are equal, and hash alike.
+    same = groundcheck.verify_invocation(row(retrieval_details=misquote))
+    assert same == verdict and hash(same) == hash(verdict) and same.refs == verdict.refs
+    assert same != groundcheck.verify_invocation(row())
     # The same verdict inside a report writes the same JSON (a score keeps its three decimals).
     again = groundcheck.verify_run([row(retrieval_details=misquote)])
     assert again.runs[0].invocations[0].to_json() == verdict.to_json()
@@ -231,6 +315,20 @@ def test_a_mapping_whose_getitem_raises_passes_its_exception_on() -> None:
 def test_a_generator_of_rows_is_a_run() -> None:
     report = groundcheck.verify_run(row(id=i, run_id="r") for i in range(1, 4))
     assert report.runs[0].summary.invocations == 3
+    assert report.to_dict()["runs"][0]["summary"]["supported"] == 3
+    assert report.runs[0].to_dict() == report.to_dict()["runs"][0]
+    assert repr(report.runs[0].summary) == (
+        "Summary(invocations=3, supported=3, unsupported=0, no_evidence=0, claim_mismatches=0)"
+    )
+
+
+def test_a_bundle_that_is_not_utf8_or_not_text_is_an_invalid_bundle(tmp_path: Path) -> None:
+    with pytest.raises(groundcheck.InvalidBundleError, match="not UTF-8 \\(byte 16\\)"):
+        groundcheck.verify_bundle_json(b'{"invocations": \xff]}')
+    with pytest.raises(groundcheck.InvalidBundleError, match="str or bytes, not int"):
+        groundcheck.verify_bundle_json(7)  # type: ignore[arg-type]
+    with pytest.raises(FileNotFoundError):
+        groundcheck.verify_bundle(tmp_path / "missing.json")
 
 
 # --------------------------------------------------------------------------------------------
@@ -306,10 +404,16 @@ def test_the_package_and_the_readme_example_pass_mypy_strict(tmp_path: Path) -> 
 
 
 def test_every_public_name_has_a_docstring() -> None:
+    import typing
+
     for name in groundcheck.__all__:
         value = getattr(groundcheck, name)
-        if callable(value):
+        # The Literal aliases (Status, Outcome, …) cannot carry one; groundcheck._types has it.
+        if callable(value) and typing.get_origin(value) is not typing.Literal:
             assert (value.__doc__ or "").strip(), name
+            for member, attribute in vars(value).items() if isinstance(value, type) else ():
+                if not member.startswith("_") and callable(getattr(attribute, "__get__", None)):
+                    assert (attribute.__doc__ or "").strip(), f"{name}.{member}"
 
 
 # --------------------------------------------------------------------------------------------
