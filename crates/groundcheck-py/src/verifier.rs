@@ -161,6 +161,23 @@ impl Verifier {
         })
     }
 
+    /// Seconds for the engine alone to verify `rows` (read once, grouped into runs), as a
+    /// Rust program holding the same invocations would: the floor of `verify_run`'s
+    /// throughput (`benches/python/bench.py`).
+    fn _time_verify_run(&self, py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<f64> {
+        let mut runs = RunSet::default();
+        for row in rows.try_iter()? {
+            let invocation = read_row(py, &row?, None)?.finish(self.max_output_bytes());
+            runs.push(invocation).map_err(|e| from_core(py, &e))?;
+        }
+        let runs = runs.into_runs();
+        detached(py, || {
+            let started = std::time::Instant::now();
+            std::hint::black_box(self.core.verify_runs(std::hint::black_box(&runs)));
+            started.elapsed().as_secs_f64()
+        })
+    }
+
     fn __repr__(&self) -> String {
         format!("Verifier({})", Policy(*self.core.policy()).__repr__())
     }
