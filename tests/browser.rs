@@ -280,3 +280,69 @@ fn hostile_payloads_show_as_text_and_run_nothing() {
         client.close().await.unwrap();
     });
 }
+
+/// 100,000 small invocations (one in ten misquoted, in two runs) as one bundle.
+fn many_invocations(dir: &Path) -> PathBuf {
+    let invocations: Vec<Value> = (1..=100_000)
+        .map(|i| {
+            let quote = if i % 10 == 0 { "disk full" } else { "connection refused" };
+            let tool = ["query_logs", "query_metrics", "lookup_knowledge"][i % 3];
+            json!({
+                "id": i,
+                "run_id": if i % 2 == 0 { "even" } else { "odd" },
+                "tool_name": tool,
+                "retrieval_details": {"evidence_status": "supported",
+                    "evidence_refs": [{"raw_path": "$.logs[0].message", "text": quote}]},
+                "raw_output": {"logs": [{"message": format!("dial tcp 10.0.0.{}:5432: connection refused", i % 250)}]},
+            })
+        })
+        .collect();
+    harness::write(dir, "many.json", json!({"invocations": invocations}).to_string())
+}
+
+#[test]
+fn a_page_of_100000_invocations_keeps_to_its_budget_failures_first_and_opens() {
+    let dir = harness::temp_dir();
+    let bundle = many_invocations(dir.path());
+    let bundle = bundle.to_str().unwrap();
+    let (page, report) = page_and_report(dir.path(), &[bundle]);
+    let size = std::fs::metadata(&page).unwrap().len();
+    assert!(size <= 5 * 1024 * 1024, "the page is {size} bytes: over its 4 MiB budget of invocations");
+    let driver = Driver::start();
+    runtime().block_on(async {
+        let client = driver.open(&page).await;
+        assert_eq!(eval(&client, "return document.documentElement.dataset.ready", vec![]).await, "true");
+        let note = eval(&client, "return Object.assign({}, document.getElementById('left-out').dataset)", vec![]).await;
+        let count = |v: &Value| v.as_str().unwrap().parse::<u64>().unwrap();
+        let (shown, left_out) = (count(&note["shown"]), count(&note["leftOut"]));
+        assert_eq!(shown + left_out, 100_000, "every invocation is shown or counted");
+        let articles = eval(
+            &client,
+            "return Array.from(document.querySelectorAll('article.inv')).map(a => a.dataset.status)",
+            vec![],
+        )
+        .await;
+        let articles: Vec<String> = serde_json::from_value(articles).unwrap();
+        assert_eq!(articles.len() as u64, shown);
+        // The failures come first: no supported invocation is on the page while an
+        // unsupported one is left off it.
+        let unsupported_shown = articles.iter().filter(|s| *s == "unsupported").count() as u64;
+        let unsupported: u64 = report["runs"].as_array().unwrap().iter().map(|r| r["summary"]["unsupported"].as_u64().unwrap()).sum();
+        assert_eq!(unsupported, 10_000);
+        assert!(
+            unsupported_shown == unsupported || articles.iter().all(|s| s == "unsupported"),
+            "{unsupported_shown} of {unsupported} unsupported shown beside supported ones"
+        );
+        // Each run counts what it leaves out; the counts add up to the header's.
+        let per_run = eval(
+            &client,
+            "return Array.from(document.querySelectorAll('section.run p.left-out')).map(p => Number(p.dataset.leftOut))",
+            vec![],
+        )
+        .await;
+        let per_run: Vec<u64> = serde_json::from_value(per_run).unwrap();
+        assert_eq!(per_run.iter().sum::<u64>(), left_out);
+        assert_fetched_nothing_and_quiet(&client).await;
+        client.close().await.unwrap();
+    });
+}

@@ -36,6 +36,12 @@ use groundcheck_files::{row_key, Lookups};
 const STYLE: &str = include_str!("page.css");
 const SCRIPT: &str = include_str!("page.js");
 
+/// The most bytes of invocations one page holds. Past it, a browser takes minutes to draw a
+/// page (100,000 invocations made 173 MB), so the invocations that need a person's eyes
+/// come first — unsupported ones and claim mismatches, then `no_evidence`, then supported —
+/// and what does not fit is counted on the page, run by run, instead of shown.
+pub const PAGE_BUDGET: usize = 4 * 1024 * 1024;
+
 /// Writes the page of `report`, whose raw outputs are those of `runs` (the runs it was
 /// verified from), checked under `policy`.
 pub fn write(report: &Report, runs: &[Run], policy: &Policy, lookups: &Lookups, out: &mut Vec<u8>) {
@@ -45,13 +51,20 @@ pub fn write(report: &Report, runs: &[Run], policy: &Policy, lookups: &Lookups, 
             run.invocations.iter().map(move |i| ((run.run_id.as_deref(), run.session_id.as_deref(), i.id), i))
         })
         .collect();
+    let articles = articles_within(report, PAGE_BUDGET, |run, verdict, id| {
+        let row = rows.get(&(run.run_id.as_deref(), run.session_id.as_deref(), verdict.id)).copied();
+        let tried = lookups.tried(&row_key(run.run_id.as_deref(), run.session_id.as_deref(), verdict.id));
+        let mut article = String::new();
+        write_invocation(&mut article, id, verdict, row, tried.map(PathBuf::as_path), policy);
+        article
+    });
     let mut page = String::new();
     head(&mut page);
-    header(&mut page, report);
+    let shown = articles.iter().flatten().filter(|a| a.is_some()).count();
+    header(&mut page, report, shown);
     page.push_str("<main>\n");
-    let mut ids: HashMap<i64, usize> = HashMap::new();
-    for run in &report.runs {
-        write_run(&mut page, run, &rows, policy, lookups, &mut ids);
+    for (run, articles) in report.runs.iter().zip(articles) {
+        write_run(&mut page, run, articles);
     }
     if report.runs.is_empty() {
         page.push_str("<p class=\"none\">No invocations found.</p>\n");
@@ -59,6 +72,61 @@ pub fn write(report: &Report, runs: &[Run], policy: &Policy, lookups: &Lookups, 
     page.push_str("</main>\n");
     let _ = write!(page, "<script>{SCRIPT}</script>\n</body>\n</html>\n");
     out.extend_from_slice(page.as_bytes());
+}
+
+/// Every invocation's article (by run, in report order), or `None` for one left off the
+/// page: articles are written in order of need — unsupported or a claim mismatch, then
+/// `no_evidence`, then supported — and kept while their bytes fit in `budget`.
+fn articles_within(
+    report: &Report,
+    budget: usize,
+    mut article: impl FnMut(&RunReport, &Verdict, &str) -> String,
+) -> Vec<Vec<Option<String>>> {
+    // Element ids in report order: an id repeated in another run gets `-2`, `-3`, ….
+    let mut seen: HashMap<i64, usize> = HashMap::new();
+    let ids: Vec<Vec<String>> = report
+        .runs
+        .iter()
+        .map(|run| {
+            run.invocations
+                .iter()
+                .map(|v| {
+                    let n = seen.entry(v.id).or_insert(0);
+                    *n += 1;
+                    if *n == 1 {
+                        format!("inv-{}", v.id)
+                    } else {
+                        format!("inv-{}-{n}", v.id)
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let need = |v: &Verdict| match v.status {
+        _ if v.is_claim_mismatch() => 0,
+        Status::Unsupported => 0,
+        Status::NoEvidence => 1,
+        Status::Supported => 2,
+    };
+    let mut order: Vec<(usize, usize)> = report
+        .runs
+        .iter()
+        .enumerate()
+        .flat_map(|(r, run)| (0..run.invocations.len()).map(move |i| (r, i)))
+        .collect();
+    order.sort_by_key(|&(r, i)| need(&report.runs[r].invocations[i]));
+    let mut articles: Vec<Vec<Option<String>>> =
+        report.runs.iter().map(|run| vec![None; run.invocations.len()]).collect();
+    let mut used = 0;
+    for (r, i) in order {
+        let run = &report.runs[r];
+        let written = article(run, &run.invocations[i], &ids[r][i]);
+        if used + written.len() <= budget {
+            used += written.len();
+            articles[r][i] = Some(written);
+        }
+    }
+    articles
 }
 
 /// The policy hash of an inline block, as CSP's `'sha256-…'` source names it.
@@ -82,8 +150,9 @@ fn head(page: &mut String) {
     );
 }
 
-/// The run header: the counts over every run, the `no_evidence` wording, the filters.
-fn header(page: &mut String, report: &Report) {
+/// The run header: the counts over every run, the `no_evidence` wording, how many
+/// invocations are on the page, the filters.
+fn header(page: &mut String, report: &Report, shown: usize) {
     let total = total(report.runs.iter().map(|r| &r.summary));
     let _ = writeln!(
         page,
@@ -102,6 +171,18 @@ fn header(page: &mut String, report: &Report) {
         m = total.claim_mismatches,
         mismatch_word = if total.claim_mismatches == 1 { "mismatch" } else { "mismatches" },
     );
+    if shown < total.invocations {
+        let _ = writeln!(
+            page,
+            "<p id=\"left-out\" class=\"note\" data-shown=\"{shown}\" data-left-out=\"{left}\">{shown} of {all} \
+             invocations are on this page, those that need a look first (unsupported and claim mismatches, then \
+             no_evidence, then supported): a page holds at most {mib} MiB of invocations. Each run says what it \
+             leaves out; the JSON report has everything, and a page of fewer runs (RUN_ID, --session) shows more.</p>",
+            left = total.invocations - shown,
+            all = total.invocations,
+            mib = PAGE_BUDGET / (1024 * 1024),
+        );
+    }
     let tools: BTreeSet<&str> =
         report.runs.iter().flat_map(|r| &r.invocations).map(|v| v.tool_name.as_str()).collect();
     page.push_str("<form id=\"filters\" hidden>\n");
@@ -123,14 +204,8 @@ fn header(page: &mut String, report: &Report) {
     );
 }
 
-fn write_run(
-    page: &mut String,
-    run: &RunReport,
-    rows: &HashMap<(Option<&str>, Option<&str>, i64), &Invocation>,
-    policy: &Policy,
-    lookups: &Lookups,
-    ids: &mut HashMap<i64, usize>,
-) {
+/// One run: its header, the articles on the page, and a count of those left off it.
+fn write_run(page: &mut String, run: &RunReport, articles: Vec<Option<String>>) {
     let name = run.run_id.as_deref().map_or_else(|| "(no run_id)".to_string(), text);
     let session = run.session_id.as_deref().map_or_else(|| "(no session)".to_string(), text);
     let s = &run.summary;
@@ -140,14 +215,22 @@ fn write_run(
          <p class=\"counts\">{} invocations · {} supported · {} unsupported · {} no_evidence · {} claim mismatches</p>",
         s.invocations, s.supported, s.unsupported, s.no_evidence, s.claim_mismatches
     );
-    for verdict in &run.invocations {
-        let seen = ids.entry(verdict.id).or_insert(0);
-        *seen += 1;
-        let id =
-            if *seen == 1 { format!("inv-{}", verdict.id) } else { format!("inv-{}-{}", verdict.id, seen) };
-        let row = rows.get(&(run.run_id.as_deref(), run.session_id.as_deref(), verdict.id)).copied();
-        let tried = lookups.tried(&row_key(run.run_id.as_deref(), run.session_id.as_deref(), verdict.id));
-        write_invocation(page, &id, verdict, row, tried.map(PathBuf::as_path), policy);
+    let (mut supported, mut unsupported, mut no_evidence) = (0, 0, 0);
+    for (verdict, article) in run.invocations.iter().zip(articles) {
+        match (article, verdict.status) {
+            (Some(article), _) => page.push_str(&article),
+            (None, Status::Supported) => supported += 1,
+            (None, Status::Unsupported) => unsupported += 1,
+            (None, Status::NoEvidence) => no_evidence += 1,
+        }
+    }
+    let total = supported + unsupported + no_evidence;
+    if total > 0 {
+        let _ = writeln!(
+            page,
+            "<p class=\"left-out note\" data-left-out=\"{total}\">{total} more invocations of this run are not on the page \
+             ({supported} supported, {unsupported} unsupported, {no_evidence} no_evidence).</p>"
+        );
     }
     page.push_str("</section>\n");
 }
