@@ -1,6 +1,16 @@
 //! The work behind each entry point, on Rust values only: no JNI here, so every function is
 //! an ordinary call that `reply::guarded` wraps. Reports are written exactly as
 //! `groundcheck verify --format json` writes them.
+//!
+//! A native method runs on the calling Java thread, whose stack is the JVM's choice (1 MiB by
+//! default, less under `-Xss`), and a stack overflow in native code kills the JVM. The engine
+//! never recurses once per nesting level beyond its query ceiling (1,000 levels), which needs
+//! more than a small Java stack has; so the work runs on this library's own threads
+//! ([`on_engine_threads`], stacks of [`ENGINE_STACK`]), except a row too small to nest deeply:
+//! one with at most [`INLINE_BRACKETS`] brackets, verified on the caller's thread without the
+//! hand-over.
+
+use std::sync::OnceLock;
 
 use groundcheck_core::{Bundle, Invocation, Json, Report, RunSet, Verifier};
 use groundcheck_files::Template;
@@ -10,6 +20,40 @@ use crate::handles::{self, Held};
 use crate::policy;
 use crate::reply::{Failure, Reply};
 use crate::rows;
+
+/// Stack size of the engine's threads: the query ceiling's recursion with room to spare (it
+/// is reserved address space; only what is used becomes memory).
+const ENGINE_STACK: usize = 16 << 20;
+
+/// A row with at most this many `[` and `{` (inside strings too, so JSON held in a string is
+/// counted) nests no deeper, and is verified on the calling thread.
+const INLINE_BRACKETS: usize = 64;
+
+fn engine_pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .stack_size(ENGINE_STACK)
+            .thread_name(|i| format!("groundcheck-{i}"))
+            .build()
+            .ok()
+    })
+    .as_ref()
+}
+
+/// Runs `work` on the engine's threads (a run's parallel verification too, as the pool is
+/// the current one inside). Without them (threads could not be started) it runs here.
+fn on_engine_threads<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+    match engine_pool() {
+        Some(pool) => pool.install(work),
+        None => work(),
+    }
+}
+
+/// Whether `text` may nest deeper than the calling thread's stack allows for.
+fn may_nest_deeply(text: &str) -> bool {
+    text.bytes().filter(|&b| b == b'[' || b == b'{').count() > INLINE_BRACKETS
+}
 
 /// The verifier numbered `id`, or `CLOSED`.
 fn held(id: i64) -> Result<std::sync::Arc<Held>, Failure> {
@@ -46,8 +90,10 @@ impl Held {
         }
         let mut runs = runs.into_runs();
         let max = self.core.policy().limits.max_output_bytes;
-        groundcheck_files::attach(self.raw_outputs.as_ref(), &mut runs, max);
-        Ok(report_json(&self.core.verify_runs(&runs)))
+        on_engine_threads(|| {
+            groundcheck_files::attach(self.raw_outputs.as_ref(), &mut runs, max);
+            Ok(report_json(&self.core.verify_runs(&runs)))
+        })
     }
 }
 
@@ -63,8 +109,17 @@ pub fn verify_invocation(id: i64, row: String) -> Reply {
     let held = held(id)?;
     let mut invocations = rows::invocations(std::slice::from_ref(&row))?;
     let invocation = &mut invocations[0];
-    held.attach(invocation);
-    Ok(serde_json::to_string(&held.core.verify(invocation)).unwrap_or_default())
+    // A file's text is not seen before it is read: rows that may have one go to the pool too.
+    let hand_over = held.raw_outputs.is_some() || may_nest_deeply(&row);
+    let mut work = move || {
+        held.attach(invocation);
+        Ok(serde_json::to_string(&held.core.verify(invocation)).unwrap_or_default())
+    };
+    if hand_over {
+        on_engine_threads(work)
+    } else {
+        work()
+    }
 }
 
 /// The report of rows grouped into runs.
@@ -86,7 +141,12 @@ pub fn verify_bundle(id: i64, text: &str) -> Reply {
 pub fn resolve(document: &str, path: &str) -> Reply {
     let doc = Json::parse(document)
         .map_err(|e| Failure { message: format!("document: {}", e.message()), ..Failure::from_core(&e) })?;
-    let nodes = groundcheck_core::resolve(path, &doc).map_err(|e| Failure::from_core(&e))?;
+    let nodes = if may_nest_deeply(document) {
+        on_engine_threads(|| groundcheck_core::resolve(path, &doc))
+    } else {
+        groundcheck_core::resolve(path, &doc)
+    }
+    .map_err(|e| Failure::from_core(&e))?;
     let nodes: Vec<_> = nodes
         .into_iter()
         .map(|n| json!({"path": n.path, "value": n.value, "descended": n.descended}))
@@ -115,9 +175,11 @@ pub fn time_run(id: i64, rows: &[String], n: u32) -> Reply {
         set.push(inv).map_err(|e| Failure::from_core(&e))?;
     }
     let runs = set.into_runs();
-    let started = std::time::Instant::now();
-    for _ in 0..n {
-        std::hint::black_box(held.core.verify_runs(std::hint::black_box(&runs)));
-    }
-    Ok(started.elapsed().as_secs_f64().to_string())
+    on_engine_threads(|| {
+        let started = std::time::Instant::now();
+        for _ in 0..n {
+            std::hint::black_box(held.core.verify_runs(std::hint::black_box(&runs)));
+        }
+        Ok(started.elapsed().as_secs_f64().to_string())
+    })
 }

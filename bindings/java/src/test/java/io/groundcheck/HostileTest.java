@@ -64,6 +64,39 @@ class HostileTest {
         assertEquals(1, Groundcheck.resolve(deep, "$").size());
     }
 
+    /**
+     * Native code runs on the caller's thread, and a stack overflow there kills the JVM: deep
+     * documents under a policy that queries them (max depth 1,000) on a 256 KiB Java stack.
+     */
+    @Test
+    void deepDocumentsOnASmallJavaStackAreVerdicts() throws Exception {
+        String objects = "{\"a\":".repeat(999) + "\"connection refused\"" + "}".repeat(999);
+        String arrays = "[".repeat(999) + "\"connection refused\"" + "]".repeat(999);
+        List<String> outcomes = Collections.synchronizedList(new ArrayList<>());
+        Throwable[] failed = new Throwable[1];
+        Thread small = new Thread(null, () -> {
+            try (Verifier deep = new Verifier(Policy.builder().maxDepth(1000).build())) {
+                for (String path : List.of("$..a", "$..*", "$..[?@.a]", "$..[?search(@, 'refused')]")) {
+                    for (String doc : List.of(objects, arrays)) {
+                        outcomes.add(deep.verifyInvocation(Support.row()
+                                .retrievalDetails(Support.claim(path, "connection refused"))
+                                .rawOutputText(doc).build()).refs().get(0).outcome().wireName());
+                    }
+                    outcomes.add("resolve " + Groundcheck.resolve(objects, path).size());
+                }
+            } catch (Throwable t) {
+                failed[0] = t;
+            }
+        }, "small-stack", 256 * 1024);
+        small.start();
+        small.join();
+        if (failed[0] != null) {
+            throw new AssertionError(failed[0]);
+        }
+        assertEquals(12, outcomes.size(), outcomes.toString());
+        assertTrue(outcomes.contains("verified"), outcomes.toString());
+    }
+
     @Test
     void hugeInputsGetVerdicts() {
         String big = "x".repeat(32 << 20);
