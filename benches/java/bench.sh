@@ -10,7 +10,7 @@ mkdir -p "$out/classes" "$out/resources/native" "$out/bench"
 cargo build --release --locked --quiet -p groundcheck-jni
 platform="$(uname -s | tr '[:upper:]' '[:lower:]')-$(uname -m)"
 mkdir -p "$out/resources/native/$platform"
-cp target/release/libgroundcheck_jni.so "$out/resources/native/$platform/"
+strip --strip-debug -o "$out/resources/native/$platform/libgroundcheck_jni.so" target/release/libgroundcheck_jni.so
 echo "$platform" >"$out/resources/native/platforms.txt"
 javac --release 17 -encoding UTF-8 -d "$out/classes" $(find bindings/java/src/main/java -name '*.java')
 jar --create --file "$out/groundcheck.jar" -C "$out/classes" . -C "$out/resources" .
