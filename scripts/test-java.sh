@@ -73,6 +73,8 @@ java -Xmx512m \
   -Dgroundcheck.bin="$PWD/target/debug/groundcheck" \
   -Dgroundcheck.readme.classes="$PWD/$out/readme" -Dgroundcheck.readme.class="$class" \
   -Dgroundcheck.jar="$PWD/$out/groundcheck.jar" \
+  -Dgroundcheck.classes="$PWD/$out/classes" -Dgroundcheck.test.classes="$PWD/$out/test-classes" \
+  -Dgroundcheck.native.dir="$PWD/target/debug" \
   -jar "$junit" --disable-banner --disable-ansi-colors --details=tree --fail-if-no-tests \
   --class-path "$out/groundcheck.jar:$out/test-classes:$mariadb" --scan-class-path "$out/test-classes" \
   "$@" 2>&1 | tee "$out/junit.txt"

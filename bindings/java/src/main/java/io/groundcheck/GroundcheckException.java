@@ -55,11 +55,17 @@ public final class GroundcheckException extends RuntimeException {
         INTERNAL
     }
 
+    /** What kind of failure this is. */
     private final Kind kind;
+    /** The row's field that cannot be read, or null. */
     private final String field;
+    /** The place inside a bundle, or null. */
     private final String place;
+    /** The 1-based line in a text, or null. */
     private final Integer line;
+    /** The 1-based column in a text, or null. */
     private final Integer column;
+    /** The byte offset in a text, or null. */
     private final Long offset;
 
     /**
