@@ -4,10 +4,11 @@
 //!
 //! A native method runs on the calling Java thread, whose stack is the JVM's choice (1 MiB by
 //! default, less under `-Xss`), and a stack overflow in native code kills the JVM. The engine
-//! never recurses once per nesting level beyond its query ceiling (1,000 levels), which needs
-//! more than a small Java stack has; so the work runs on this library's own threads
-//! ([`on_engine_threads`], stacks of [`ENGINE_STACK`]), except a row too small to nest deeply:
-//! one with at most [`INLINE_BRACKETS`] brackets, verified on the caller's thread without the
+//! recurses once per nesting level up to its ceilings (1,000 levels of a queried document, 8
+//! nested filters, 32 nested parentheses in a path), which needs more than a small Java stack
+//! has; so the work runs on this library's own threads ([`on_engine_threads`], stacks of
+//! [`ENGINE_STACK`]), except a row too small to nest deeply: one with at most
+//! [`INLINE_NESTING`] brackets and parentheses, verified on the caller's thread without the
 //! hand-over.
 
 use std::sync::OnceLock;
@@ -25,9 +26,9 @@ use crate::rows;
 /// is reserved address space; only what is used becomes memory).
 const ENGINE_STACK: usize = 16 << 20;
 
-/// A row with at most this many `[` and `{` (inside strings too, so JSON held in a string is
-/// counted) nests no deeper, and is verified on the calling thread.
-const INLINE_BRACKETS: usize = 64;
+/// A row with at most this many `[`, `{` and `(` (inside strings too, so JSON held in a string
+/// and a claim's paths are counted) nests no deeper, and is verified on the calling thread.
+const INLINE_NESTING: usize = 16;
 
 fn engine_pool() -> Option<&'static rayon::ThreadPool> {
     static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
@@ -52,7 +53,7 @@ fn on_engine_threads<T: Send>(work: impl FnOnce() -> T + Send) -> T {
 
 /// Whether `text` may nest deeper than the calling thread's stack allows for.
 fn may_nest_deeply(text: &str) -> bool {
-    text.bytes().filter(|&b| b == b'[' || b == b'{').count() > INLINE_BRACKETS
+    text.bytes().filter(|&b| matches!(b, b'[' | b'{' | b'(')).count() > INLINE_NESTING
 }
 
 /// The verifier numbered `id`, or `CLOSED`.
@@ -141,7 +142,7 @@ pub fn verify_bundle(id: i64, text: &str) -> Reply {
 pub fn resolve(document: &str, path: &str) -> Reply {
     let doc = Json::parse(document)
         .map_err(|e| Failure { message: format!("document: {}", e.message()), ..Failure::from_core(&e) })?;
-    let nodes = if may_nest_deeply(document) {
+    let nodes = if may_nest_deeply(document) || may_nest_deeply(path) {
         on_engine_threads(|| groundcheck_core::resolve(path, &doc))
     } else {
         groundcheck_core::resolve(path, &doc)

@@ -11,7 +11,7 @@ import java.util.List;
  *   <li>{@code verifyInvocation} on a row with a 1 KB raw output, against {@code Verifier::verify}
  *       of the same row already read (the JNI crossing, the row's text read as a bundle, the
  *       verdict written as JSON and read back into records);
- *   <li>the same with a row of more than 64 brackets, which goes to the engine's own threads
+ *   <li>the same with a row of more than 16 brackets, which goes to the engine's own threads
  *       (the hand-over a deep row costs);
  *   <li>{@code verifyRun} of 50 rows against {@code Verifier::verify_runs} of the same runs
  *       already read;
@@ -96,7 +96,7 @@ public final class Bench {
             String output = Json.map(Json.parse(small.toJson())).get("raw_output_text").toString();
             perCall(verifier, small, output.length() + " B raw output, " + small.toJson().length() + " B row", 20_000);
             Row many = row(1, 40);
-            perCall(verifier, many, "a 3.7 KB raw output with 82 brackets (handed to the engine's threads)", 20_000);
+            perCall(verifier, many, "a 3.7 KB raw output, 46 brackets in the row (handed to the engine's threads)", 20_000);
 
             List<Row> rows = new ArrayList<>();
             for (int i = 1; i <= 50; i++) {

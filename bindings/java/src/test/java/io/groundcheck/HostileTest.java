@@ -97,6 +97,49 @@ class HostileTest {
         assertTrue(outcomes.contains("verified"), outcomes.toString());
     }
 
+    /**
+     * Paths nest too: parentheses and function calls recurse in the path parser. Ten thousand
+     * of them once overflowed even the command line's 8 MiB stack; now past 32 they are a
+     * limit, and below it they are parsed on a 256 KiB Java stack or on the engine's threads.
+     */
+    @Test
+    void deeplyNestedPathsOnASmallJavaStackAreVerdicts() throws Exception {
+        List<String> outcomes = Collections.synchronizedList(new ArrayList<>());
+        Throwable[] failed = new Throwable[1];
+        Thread small = new Thread(null, () -> {
+            try (Verifier lenient = new Verifier(Policy.builder().maxPathChars(1_000_000).build())) {
+                for (int n : new int[] {3, 14, 32, 33, 10_000}) {
+                    for (String path : List.of(
+                            "$[?" + "(".repeat(n) + "@ == 'connection refused'" + ")".repeat(n) + "]",
+                            "$[?" + "length(".repeat(n) + "@" + ")".repeat(n) + " == 18]")) {
+                        outcomes.add(n + " " + lenient.verifyInvocation(Support.row()
+                                .retrievalDetails(Support.claim(path, "connection refused"))
+                                .rawOutputText("[\"connection refused\"]").build()).refs().get(0).outcome().wireName());
+                        try {
+                            outcomes.add(n + " resolve " + Groundcheck.resolve("[\"connection refused\"]", path).size());
+                        } catch (GroundcheckException e) {
+                            outcomes.add(n + " resolve " + e.kind());
+                        }
+                    }
+                }
+            } catch (Throwable t) {
+                failed[0] = t;
+            }
+        }, "small-stack", 256 * 1024);
+        small.start();
+        small.join();
+        if (failed[0] != null) {
+            throw new AssertionError(failed[0]);
+        }
+        assertEquals(List.of(
+                "3 verified", "3 resolve 1", "3 path_not_found", "3 resolve 0",
+                "14 verified", "14 resolve 1", "14 path_not_found", "14 resolve 0",
+                "32 verified", "32 resolve 1", "32 path_not_found", "32 resolve 0",
+                "33 limit_exceeded", "33 resolve PATH_LIMIT", "33 limit_exceeded", "33 resolve PATH_LIMIT",
+                "10000 limit_exceeded", "10000 resolve PATH_LIMIT", "10000 limit_exceeded", "10000 resolve PATH_LIMIT"),
+                outcomes);
+    }
+
     @Test
     void hugeInputsGetVerdicts() {
         String big = "x".repeat(32 << 20);
