@@ -9,7 +9,8 @@
 #    unless GROUNDCHECK_TEST_MYSQL_URL and GROUNDCHECK_TEST_POSTGRES_URL already name servers.
 # 3. Runs every suite: the Rust workspace (unit, integration, browser, database and doc tests),
 #    then the Python package (crates/groundcheck-py) built into a virtual environment under
-#    target/ and tested with pytest against the same binary.
+#    target/ and tested with pytest against the same binary, then the Java library
+#    (bindings/java over crates/groundcheck-jni) with JUnit 5 (scripts/test-java.sh).
 # 4. Stops the servers it started, and only those, however the suites ended.
 #
 # Run it again and it reuses what is installed; servers that were running before it started
@@ -26,12 +27,16 @@ needs=(
   "chromium chromium"
   "chromedriver chromium-driver"
   "jq jq"
+  "javac default-jdk-headless"
 )
 missing=()
 for need in "${needs[@]}"; do
   read -r cmd package <<<"$need"
   command -v "$cmd" >/dev/null || missing+=("$package")
 done
+# The Java suite's JUnit 5 console launcher and MariaDB's JDBC driver (jars, not commands).
+[[ -r /usr/share/java/junit-platform-console-standalone.jar ]] || missing+=(junit5)
+[[ -r /usr/share/java/mariadb-java-client.jar ]] || missing+=(libmariadb-java)
 # Python's venv (Debian splits it out of python3).
 python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)
 # The database servers, unless the caller brings its own.
@@ -84,3 +89,8 @@ python3 -m venv "$venv"
 "$venv/bin/pip" install --quiet --disable-pip-version-check maturin pytest mypy mcp
 (cd crates/groundcheck-py && VIRTUAL_ENV="$PWD/../../$venv" "../../$venv/bin/maturin" develop --quiet)
 GROUNDCHECK_BIN="$PWD/target/debug/groundcheck" "$venv/bin/python" -m pytest -q -p no:cacheprovider crates/groundcheck-py/tests
+
+# The Java library: the JNI crate built, the jar packaged with it, JUnit 5 run on the console
+# launcher; a skipped test fails it, and its JDBC test needs the MariaDB server started above.
+log "Java: bindings/java, scripts/test-java.sh"
+bash scripts/test-java.sh

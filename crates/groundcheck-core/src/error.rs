@@ -31,8 +31,9 @@ pub enum ErrorKind {
     /// A path is neither RFC 9535 JSONPath nor an RFC 6901 JSON Pointer.
     Path,
     /// A path may be valid JSONPath but is not run, because it passes a limit
-    /// ([`Limits::FILTER_NESTING_CEILING`](crate::Limits::FILTER_NESTING_CEILING)):
-    /// verification gives such a ref `limit_exceeded`, not `invalid_path`.
+    /// ([`Limits::FILTER_NESTING_CEILING`](crate::Limits::FILTER_NESTING_CEILING),
+    /// [`Limits::PAREN_NESTING_CEILING`](crate::Limits::PAREN_NESTING_CEILING)): verification
+    /// gives such a ref `limit_exceeded`, not `invalid_path`.
     PathLimit,
     /// [`resolve`](crate::resolve) would run a JSONPath query on a document nested deeper
     /// than [`Limits::QUERY_DEPTH_CEILING`](crate::Limits::QUERY_DEPTH_CEILING), or on an

@@ -29,7 +29,8 @@ pub(crate) struct PathError {
     /// What is wrong there.
     pub(crate) message: String,
     /// Set when the path may be valid JSONPath but is not run because it passes a limit
-    /// ([`Limits::FILTER_NESTING_CEILING`](crate::Limits::FILTER_NESTING_CEILING)):
+    /// ([`Limits::FILTER_NESTING_CEILING`](crate::Limits::FILTER_NESTING_CEILING),
+    /// [`Limits::PAREN_NESTING_CEILING`](crate::Limits::PAREN_NESTING_CEILING)):
     /// verification then gives `limit_exceeded`, not `invalid_path`.
     pub(crate) limit: bool,
 }
@@ -68,7 +69,19 @@ pub(crate) fn limit_error(path: &str) -> Option<PathError> {
     if truncated_unicode_escape(path).is_some() {
         return None;
     }
-    nested_filter(path, Limits::FILTER_NESTING_CEILING).map(nested_filter_error(path))
+    nested_filter(path, Limits::FILTER_NESTING_CEILING)
+        .map(nested_filter_error(path))
+        .or_else(|| nested_parens(path, Limits::PAREN_NESTING_CEILING).map(nested_parens_error(path)))
+}
+
+fn nested_parens_error(path: &str) -> impl Fn(usize) -> PathError + '_ {
+    move |at| {
+        let message = format!(
+            "parentheses nested deeper than {} are not run (a limit, not a syntax error)",
+            Limits::PAREN_NESTING_CEILING
+        );
+        PathError::at(path, at, message, true)
+    }
 }
 
 fn nested_filter_error(path: &str) -> impl Fn(usize) -> PathError + '_ {
@@ -120,6 +133,12 @@ impl EvidencePath {
             // serde_json_path's parser takes about twice as long per nested filter query
             // (found by the `resolve` fuzz target), so deeper ones never reach it.
             return Err(nested_filter_error(path)(at));
+        }
+        if let Some(at) = nested_parens(path, Limits::PAREN_NESTING_CEILING) {
+            // serde_json_path's parser recurses once per parenthesis, deep enough in a few
+            // thousand to overflow a thread's stack (a crash, not a panic), so deeper ones
+            // never reach it.
+            return Err(nested_parens_error(path)(at));
         }
         let given = path;
         let path = &*upper_case_escapes(given);
@@ -269,6 +288,18 @@ fn path_to<T: Tree>(root: &T, target: &T) -> String {
 /// The byte offset of the first `[` nested more than `ceiling` deep (string literals aside),
 /// if any. Only filters nest brackets: every other segment closes before the next opens.
 fn nested_filter(path: &str, ceiling: usize) -> Option<usize> {
+    nested(path, b'[', b']', ceiling)
+}
+
+/// The byte offset of the first `(` nested more than `ceiling` deep (string literals aside),
+/// if any.
+fn nested_parens(path: &str, ceiling: usize) -> Option<usize> {
+    nested(path, b'(', b')', ceiling)
+}
+
+/// The byte offset of the first `open` nested more than `ceiling` deep in `path`, skipping
+/// string literals.
+fn nested(path: &str, open: u8, close: u8, ceiling: usize) -> Option<usize> {
     let bytes = path.as_bytes();
     let (mut depth, mut i) = (0usize, 0);
     while i < bytes.len() {
@@ -279,13 +310,13 @@ fn nested_filter(path: &str, ceiling: usize) -> Option<usize> {
                     i += if bytes[i] == b'\\' { 2 } else { 1 };
                 }
             }
-            b'[' => {
+            b if b == open => {
                 depth += 1;
                 if depth > ceiling {
                     return Some(i);
                 }
             }
-            b']' => depth = depth.saturating_sub(1),
+            b if b == close => depth = depth.saturating_sub(1),
             _ => {}
         }
         i += 1;
@@ -554,6 +585,25 @@ mod tests {
         let unclosed = "$[?".repeat(30);
         assert!(EvidencePath::parse(&unclosed).unwrap_err().limit);
         assert!(EvidencePath::parse("$['[[[[[[[[[[[[']").is_ok(), "brackets in names do not nest");
+    }
+
+    /// Ten thousand parentheses overflowed the stack of `groundcheck resolve` (and of a JVM
+    /// thread calling the Java binding): a crash, not a panic.
+    #[test]
+    fn parentheses_nested_past_the_ceiling_are_a_limit_not_a_crash() {
+        let at = |n: usize| format!("$[?{}@.a{}]", "(".repeat(n), ")".repeat(n));
+        assert!(EvidencePath::parse(&at(32)).is_ok());
+        let err = EvidencePath::parse(&at(33)).unwrap_err();
+        assert!(err.limit, "{err}");
+        assert_eq!(err.position, 3 + 32 + 1);
+        for deep in [at(10_000), format!("$[?{}@{}==1]", "length(".repeat(10_000), ")".repeat(10_000))] {
+            assert!(EvidencePath::parse(&deep).unwrap_err().limit);
+            assert!(limit_error(&deep).is_some());
+        }
+        assert!(
+            EvidencePath::parse("$['((((((((((((((((((((((((((((((((((']").is_ok(),
+            "parentheses in names do not nest"
+        );
     }
 
     #[test]

@@ -65,6 +65,15 @@ impl Limits {
     /// twenty levels take seconds; deeper paths give `limit_exceeded` (`resolve`: exit 2).
     /// Real evidence paths nest one or two.
     pub const FILTER_NESTING_CEILING: usize = 8;
+
+    /// The deepest nesting of parentheses (grouping, and function calls: `length(length(@))`
+    /// is 2) a path may have.
+    ///
+    /// serde_json_path's parser recurses for each one, using kilobytes of stack a level: a
+    /// thousand overflow an 8 MiB thread in a debug build, and a path of the default length
+    /// holds two thousand; deeper paths give `limit_exceeded` (`resolve`: exit 2). Real
+    /// evidence paths nest two or three.
+    pub const PAREN_NESTING_CEILING: usize = 32;
 }
 
 impl Default for Limits {

@@ -1,0 +1,11 @@
+package io.groundcheck;
+
+/**
+ * A node a path selects, as {@code groundcheck resolve} prints it.
+ *
+ * @param path the node's RFC 9535 normalized path
+ * @param valueJson the node's value as compact JSON text, numbers as written; text, so that a
+ *     value nested any depth costs nothing to hand over, and any JSON library can read it
+ * @param descended whether it was selected inside a string holding JSON (the expanded view)
+ */
+public record ResolvedNode(String path, String valueJson, boolean descended) {}

@@ -1,0 +1,109 @@
+//! What every entry point hands back to Java: one `byte[]`, a tag byte then UTF-8 text. `O` and
+//! the result (a report's JSON, a verdict's JSON, a handle), or `E` and a failure as a small JSON
+//! object (`kind`, `message`, `field`, `place`, `line`, `column`, `offset`) from which the Java
+//! side builds its one `GroundcheckException`. Errors cross as data, not as exceptions thrown
+//! from Rust, so the Java side decides how they look and no JNI call is made on an error path.
+//! A panic in the work is caught here and becomes the kind `INTERNAL`.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use groundcheck_core::{Error, ErrorKind};
+use serde::Serialize;
+
+/// Why a call failed, as the Java exception will carry it.
+#[derive(Debug, Serialize)]
+pub struct Failure {
+    /// A `GroundcheckException.Kind` name: the core's error kinds, plus the binding's own.
+    pub kind: &'static str,
+    pub message: String,
+    /// Where, when known (boxed: most failures have no place, and results stay small).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub at: Option<Box<Place>>,
+}
+
+/// Where a failure is: the row's field, the place inside a bundle, the position in a text.
+#[derive(Debug, Default, Serialize)]
+pub struct Place {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub place: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offset: Option<usize>,
+}
+
+impl Failure {
+    /// A failure of `kind` with `message` and nothing else.
+    pub fn new(kind: &'static str, message: impl Into<String>) -> Failure {
+        Failure { kind, message: message.into(), at: None }
+    }
+
+    /// The core's `error`, its kind named as the Java enum names it.
+    pub fn from_core(error: &Error) -> Failure {
+        let kind = match error.kind() {
+            ErrorKind::Json => "JSON",
+            ErrorKind::Bundle => "BUNDLE",
+            ErrorKind::Path => "PATH",
+            ErrorKind::PathLimit => "PATH_LIMIT",
+            ErrorKind::TooDeep => "TOO_DEEP",
+            ErrorKind::DuplicateId => "DUPLICATE_ID",
+            ErrorKind::UnknownName => "UNKNOWN_NAME",
+            ErrorKind::Score => "SCORE",
+            // `ErrorKind` is non-exhaustive: a kind added later still reaches Java, as a bundle
+            // problem, until the binding names it.
+            _ => "BUNDLE",
+        };
+        let position = error.position();
+        let place = Place {
+            field: None,
+            place: error.place().map(str::to_string),
+            line: position.map(|p| p.line),
+            column: position.map(|p| p.column),
+            offset: position.map(|p| p.offset),
+        };
+        let known = place.place.is_some() || position.is_some();
+        Failure { kind, message: error.to_string(), at: known.then(|| Box::new(place)) }
+    }
+}
+
+/// The result of one call: the text for Java, or why there is none.
+pub type Reply = Result<String, Failure>;
+
+/// Runs `work` with panics caught, and encodes what it gave as the tagged bytes Java reads.
+pub fn guarded(work: impl FnOnce() -> Reply) -> Vec<u8> {
+    let reply =
+        catch_unwind(AssertUnwindSafe(work)).unwrap_or_else(|payload| Err(panicked(payload.as_ref())));
+    match reply {
+        Ok(text) => tagged(b'O', &text),
+        Err(failure) => tagged(b'E', &serde_json::to_string(&failure).unwrap_or_default()),
+    }
+}
+
+fn tagged(tag: u8, text: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len() + 1);
+    out.push(tag);
+    out.extend_from_slice(text.as_bytes());
+    out
+}
+
+/// A panic caught at the boundary, as the failure `INTERNAL`.
+pub fn panicked(payload: &(dyn std::any::Any + Send)) -> Failure {
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".to_string());
+    Failure::new("INTERNAL", format!("groundcheck panicked (a bug; please report the input): {what}"))
+}
+
+/// `bytes` from Java as text. Java encodes with each lone surrogate already replaced, so
+/// this only fails for bytes that did not come from the Java library.
+pub fn text(bytes: Vec<u8>, what: &str) -> Result<String, Failure> {
+    String::from_utf8(bytes).map_err(|e| {
+        Failure::new("BUNDLE", format!("{what}: not UTF-8 (byte {})", e.utf8_error().valid_up_to()))
+    })
+}

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The Java binding's suite (bindings/java, over crates/groundcheck-jni), in one command:
+#
+#   scripts/test-java.sh [JUNIT CONSOLE ARGS...]
+#
+# 1. Builds the native library (debug) and the command line the tests compare with.
+# 2. Compiles the Java library (javac --release 17, warnings are errors) and packages
+#    target/java/groundcheck.jar with the native library for this platform inside
+#    (/native/PLATFORM/, debug symbols stripped).
+# 3. Compiles the README's Java example against the jar alone, and the JUnit 5 tests.
+# 4. Runs them with the JUnit console launcher (Debian's junit5) and fails on any failure, and
+#    on any test skipped or aborted: a suite that did not run is not a passing one.
+#
+# Needs javac and jar (default-jdk-headless), /usr/share/java/junit-platform-console-standalone.jar
+# (junit5) and /usr/share/java/mariadb-java-client.jar (libmariadb-java); scripts/test.sh installs
+# them. The JDBC test reads GROUNDCHECK_TEST_MYSQL_URL (scripts/test-databases.sh prints it) and
+# fails without it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { echo "test-java.sh: $*" >&2; }
+
+junit="${GROUNDCHECK_JUNIT_JAR:-/usr/share/java/junit-platform-console-standalone.jar}"
+mariadb="${GROUNDCHECK_MARIADB_JAR:-/usr/share/java/mariadb-java-client.jar}"
+for need in "$junit" "$mariadb"; do
+  [[ -r "$need" ]] || { log "missing $need (apt-get install junit5 libmariadb-java)"; exit 1; }
+done
+command -v javac >/dev/null || { log "missing javac (apt-get install default-jdk-headless)"; exit 1; }
+
+# This machine as the jar names its folders (Native.platform() in Java).
+os="$(uname -s | tr '[:upper:]' '[:lower:]')"
+case "$os" in darwin) os=macos ;; mingw*|msys*|cygwin*) os=windows ;; esac
+arch="$(uname -m)"
+case "$arch" in amd64) arch=x86_64 ;; arm64) arch=aarch64 ;; esac
+platform="$os-$arch"
+case "$os" in macos) lib=libgroundcheck_jni.dylib ;; windows) lib=groundcheck_jni.dll ;; *) lib=libgroundcheck_jni.so ;; esac
+
+log "building crates/groundcheck-jni and the groundcheck binary (debug)"
+cargo build --locked -p groundcheck-jni -p groundcheck --quiet
+
+out=target/java
+rm -rf "$out"
+mkdir -p "$out/classes" "$out/resources/native/$platform" "$out/test-classes" "$out/readme"
+
+log "compiling bindings/java (Java 17)"
+javac --release 17 -Xlint:all -Werror -encoding UTF-8 -d "$out/classes" $(find bindings/java/src/main/java -name '*.java')
+
+strip --strip-debug -o "$out/resources/native/$platform/$lib" "target/debug/$lib" 2>/dev/null \
+  || cp "target/debug/$lib" "$out/resources/native/$platform/$lib"
+echo "$platform" >"$out/resources/native/platforms.txt"
+printf 'Automatic-Module-Name: io.groundcheck\nImplementation-Title: groundcheck\nImplementation-Version: %s\n' \
+  "$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)" >"$out/manifest.txt"
+jar --create --file "$out/groundcheck.jar" --manifest "$out/manifest.txt" \
+  -C "$out/classes" . -C "$out/resources" .
+log "target/java/groundcheck.jar: $(du -k "$out/groundcheck.jar" | cut -f1) KiB, native library for $platform"
+
+# The README's Java example (the first ```java block of its "## Java" section), compiled against
+# the jar alone as a user would; GroundcheckTest runs it.
+awk '/^## Java/{s=1;next} s&&/^## /{exit} s&&/^```java/{b=1;next} b&&/^```/{exit} b{print}' README.md >"$out/readme/example.java"
+class="$(sed -n 's/^public \(final \)\{0,1\}class \([A-Za-z0-9_]*\).*/\2/p' "$out/readme/example.java" | head -n1)"
+[[ -n "$class" ]] || { log "README.md: no public class in the Java example of '## Java'"; exit 1; }
+mv "$out/readme/example.java" "$out/readme/$class.java"
+javac --release 17 -Xlint:all -Werror -encoding UTF-8 -cp "$out/groundcheck.jar" -d "$out/readme" "$out/readme/$class.java"
+
+log "compiling the tests"
+javac --release 17 -Xlint:all -encoding UTF-8 -cp "$out/groundcheck.jar:$junit:$mariadb" -d "$out/test-classes" \
+  $(find bindings/java/src/test/java -name '*.java')
+
+log "running JUnit 5"
+set +e
+java -Xmx512m \
+  -Dgroundcheck.root="$PWD" \
+  -Dgroundcheck.bin="$PWD/target/debug/groundcheck" \
+  -Dgroundcheck.readme.classes="$PWD/$out/readme" -Dgroundcheck.readme.class="$class" \
+  -Dgroundcheck.jar="$PWD/$out/groundcheck.jar" \
+  -Dgroundcheck.classes="$PWD/$out/classes" -Dgroundcheck.test.classes="$PWD/$out/test-classes" \
+  -Dgroundcheck.native.dir="$PWD/target/debug" \
+  -jar "$junit" --disable-banner --disable-ansi-colors --details=tree --fail-if-no-tests \
+  --class-path "$out/groundcheck.jar:$out/test-classes:$mariadb" --scan-class-path "$out/test-classes" \
+  "$@" 2>&1 | tee "$out/junit.txt"
+status=${PIPESTATUS[0]}
+set -e
+((status == 0)) || { log "JUnit failed (exit $status)"; exit 1; }
+for what in skipped aborted; do
+  count="$(sed -n "s/^\[ *\([0-9]*\) tests $what *\]$/\1/p" "$out/junit.txt" | tail -n1)"
+  [[ "$count" == 0 ]] || { log "$count tests $what: a suite that did not run is not a passing one"; exit 1; }
+done
+log "Java suite passed"
