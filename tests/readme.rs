@@ -56,6 +56,8 @@ const SKIPPED_COMMANDS: &[(&str, &str)] = &[
     ("git ", "works on the repository's own git checkout, which the temporary folder is not"),
     ("200,000", "needs the generated 200,000-invocation corpus in a database"),
     ("benches/", "a benchmark script of minutes"),
+    ("pip install", "builds the Python package from source in release, with maturin from the network"),
+    ("maturin build", "builds the Python wheel in release; the suite builds and tests the package itself"),
 ];
 
 /// Block languages not run, and why.
