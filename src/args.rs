@@ -295,12 +295,18 @@ pub struct OtelArgs {
     /// it. FILE is replaced when the command ends. `-`: standard output, in place of the report.
     #[arg(long, value_name = "FILE")]
     pub otel: Option<PathBuf>,
-    /// Also push the records to an OTLP/HTTP receiver (protobuf; http:// only), e.g.
-    /// http://localhost:4318 (`/v1/logs` is appended unless the path already ends with it).
-    /// Retried in the background; a receiver that is down or slow costs at most 5 s at the
-    /// end and one warning line, never the report or the exit code.
+    /// Also push the records to an OTLP/HTTP receiver, e.g. http://localhost:4318 or
+    /// https://otlp.example.com (`/v1/logs` is appended unless the path already ends with it).
+    /// Without it, OTEL_EXPORTER_OTLP_LOGS_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT, with the
+    /// other OTEL_* variables of the OTLP exporter (docs/opentelemetry.md). Retried in the
+    /// background; a receiver that is down or slow costs at most 5 s at the end and one
+    /// warning line, never the report or the exit code.
     #[arg(long, value_name = "URL")]
     pub otlp_endpoint: Option<String>,
+    /// A header sent with every push, e.g. 'Authorization=Bearer …' (repeatable; wins over
+    /// OTEL_EXPORTER_OTLP_HEADERS for the same name). Values are never printed.
+    #[arg(long = "otlp-header", value_name = "NAME=VALUE")]
+    pub otlp_headers: Vec<String>,
     /// The time of every record (RFC 3339) instead of the verification's, e.g. for snapshots.
     #[arg(long, value_name = "TIME")]
     pub otel_time: Option<String>,

@@ -22,6 +22,7 @@ mod hostile;
 mod json_in_strings;
 mod near_misses;
 mod otel;
+mod otel_env;
 mod properties;
 mod raw_output_files;
 mod read_only;
