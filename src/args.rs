@@ -145,13 +145,19 @@ pub enum Command {
     ///
     /// One file per run, DIR/<run_id>.json (characters other than letters, digits, `.`, `_`
     /// and `-` become `_`); an existing file is replaced. Raw outputs are written as
-    /// raw_output_text, exactly as stored.
+    /// raw_output_text, exactly as stored. With --raw-outputs, a row without one gets its
+    /// file's text (read as `run` reads it, at most 64 MiB), so the bundle holds the evidence;
+    /// a line on stderr says how many files were found and missing.
     #[command(after_help = "Examples:\n  \
         groundcheck export run-20261130-order-5xx --out fixtures/\n  \
-        groundcheck export --session sess-4d1f8a20 --out /tmp/snapshots")]
+        groundcheck export --session sess-4d1f8a20 --out /tmp/snapshots\n  \
+        groundcheck export --raw-outputs '/var/lib/agent/sessions/{session_id}/tools/{id}.json' \\\n    \
+        run-20261130-order-5xx --out fixtures/agent-runs/")]
     Export {
         #[command(flatten)]
         database: DatabaseArgs,
+        #[command(flatten)]
+        raw: RawOutputArgs,
         /// The folder to write into (created if missing).
         #[arg(long, value_name = "DIR")]
         out: PathBuf,

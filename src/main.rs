@@ -74,10 +74,10 @@ fn main() -> ExitCode {
         Command::Import { database, paths } => {
             block_on(cmd::import::import(&database.database, &paths, &mut output))
         }
-        Command::Export { database, out: dir, sessions, runs } => {
+        Command::Export { database, raw, out: dir, sessions, runs } => raw.template().and_then(|raw| {
             let keys = run_keys(&runs, &sessions, &order());
-            block_on(cmd::export::export(&database.database, &keys, &dir, out))
-        }
+            block_on(cmd::export::export(&database.database, &keys, raw.as_ref(), &dir, &mut output))
+        }),
         Command::Reverify(args) => block_on(cmd::reverify::reverify(args, &mut output)),
         Command::Migrate { database } => block_on(cmd::migrate::migrate(&database.database, out)),
     };
