@@ -196,6 +196,30 @@ pub enum Command {
         #[command(flatten)]
         database: DatabaseArgs,
     },
+    /// Print a shell completion script: bash, zsh, fish, elvish or powershell.
+    ///
+    /// Completes commands, flags and the values of flags that take one of a few words.
+    #[command(after_help = "Examples:\n  \
+        groundcheck completions bash > ~/.local/share/bash-completion/completions/groundcheck\n  \
+        groundcheck completions zsh > \"${fpath[1]}/_groundcheck\"\n  \
+        groundcheck completions fish > ~/.config/fish/completions/groundcheck.fish")]
+    Completions {
+        /// The shell the script is for.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) of groundcheck, or of one of its commands.
+    ///
+    /// Generated from the same definitions as --help, so it always matches this binary.
+    #[command(after_help = "Examples:\n  \
+        groundcheck man | man -l -\n  \
+        groundcheck man > /usr/local/share/man/man1/groundcheck.1\n  \
+        groundcheck man verify > /usr/local/share/man/man1/groundcheck-verify.1")]
+    Man {
+        /// A command (verify, run, …): its own page, groundcheck-COMMAND(1).
+        #[arg(value_name = "COMMAND")]
+        command: Option<String>,
+    },
 }
 
 /// The arguments of `reverify`.
@@ -216,13 +240,15 @@ pub struct ReverifyArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ReverifyFormat::Human)]
     pub format: ReverifyFormat,
-    /// Only rows created at or after this time (RFC 3339).
+    /// Only rows created at or after this time: RFC 3339 (2026-11-30T10:00:00Z), or a date
+    /// (2026-11-30), meaning that day's start in UTC.
     #[arg(long, value_name = "TIME")]
     pub since: Option<String>,
-    /// Only rows created before this time (RFC 3339).
+    /// Only rows created before this time: RFC 3339, or a date, meaning that day's start in
+    /// UTC (--until 2026-12-01 ends with the last moment of November 30).
     #[arg(long, value_name = "TIME")]
     pub until: Option<String>,
-    /// Only rows of this tool (repeatable).
+    /// Only rows of this tool (repeatable); a tool no row has is named in a note.
     #[arg(long = "tool", value_name = "NAME")]
     pub tools: Vec<String>,
     /// Only this run (repeatable).

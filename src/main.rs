@@ -80,6 +80,8 @@ fn main() -> ExitCode {
         }),
         Command::Reverify(args) => block_on(cmd::reverify::reverify(args, &mut output)),
         Command::Migrate { database } => block_on(cmd::migrate::migrate(&database.database, out)),
+        Command::Completions { shell } => cmd::generate::completions(shell, out),
+        Command::Man { command } => cmd::generate::man(command.as_deref(), out),
     };
     // Output is written only once the command has succeeded: a failing command prints one
     // stderr line and nothing on stdout.

@@ -16,6 +16,7 @@ mod fault_lines;
 mod faults;
 mod fixture_tables;
 mod fuzz_regressions;
+mod habits;
 mod harness;
 mod host_safety;
 mod hostile;
