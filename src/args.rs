@@ -338,10 +338,30 @@ pub struct OtelArgs {
     /// A header sent with every push, e.g. 'Authorization=Bearer …' (repeatable; wins over
     /// OTEL_EXPORTER_OTLP_HEADERS for the same name). Values are never printed.
     #[arg(long = "otlp-header", value_name = "NAME=VALUE")]
-    pub otlp_headers: Vec<String>,
+    pub otlp_headers: Vec<HeaderFlag>,
     /// The time of every record (RFC 3339) instead of the verification's, e.g. for snapshots.
     #[arg(long, value_name = "TIME")]
     pub otel_time: Option<String>,
+}
+
+/// One `--otlp-header NAME=VALUE` as given: its value is a secret, so its `Debug` (the parsed
+/// command line's) shows none of it, and clap, whose parser for it never fails, never prints
+/// it in an error.
+#[derive(Clone)]
+pub struct HeaderFlag(pub String);
+
+impl std::fmt::Debug for HeaderFlag {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let name = self.0.split_once('=').map_or("?", |(name, _)| name);
+        write!(f, "HeaderFlag({name}=***)")
+    }
+}
+
+impl std::str::FromStr for HeaderFlag {
+    type Err = std::convert::Infallible;
+    fn from_str(text: &str) -> Result<HeaderFlag, Self::Err> {
+        Ok(HeaderFlag(text.to_string()))
+    }
 }
 
 /// How `verify` and `run` report: the format and the exit-code condition.

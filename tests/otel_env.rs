@@ -69,9 +69,17 @@ fn fixture_records() -> usize {
     crate::otel::decode_file(&file).iter().map(|d| records(d).len()).sum()
 }
 
-/// A CA, and a server certificate for 127.0.0.1 signed by it: (the CA's PEM, the server's
-/// TLS configuration).
-fn certificates() -> (String, Arc<rustls::ServerConfig>) {
+/// A CA and what it signed for a test: the CA's PEM, the TLS configuration of a server for
+/// 127.0.0.1 (asking for a client certificate the CA signed when `mutual`), and a client
+/// certificate and key (PEM) for mutual TLS.
+struct Pki {
+    ca_pem: String,
+    server: Arc<rustls::ServerConfig>,
+    client_pem: String,
+    client_key_pem: String,
+}
+
+fn certificates(mutual: bool) -> Pki {
     let ca_key = rcgen::KeyPair::generate().unwrap();
     let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
     ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
@@ -81,12 +89,28 @@ fn certificates() -> (String, Arc<rustls::ServerConfig>) {
     let server =
         rcgen::CertificateParams::new(vec!["127.0.0.1".to_string()]).unwrap().signed_by(&key, &ca).unwrap();
     let key_der = rustls::pki_types::PrivateKeyDer::try_from(key.serialize_der()).unwrap();
+    let client_key = rcgen::KeyPair::generate().unwrap();
+    let mut client_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    client_params.distinguished_name.push(rcgen::DnType::CommonName, "groundcheck");
+    client_params.extended_key_usages = vec![rcgen::ExtendedKeyUsagePurpose::ClientAuth];
+    let client = client_params.signed_by(&client_key, &ca).unwrap();
     // The one crypto provider compiled in (ring, as the client's).
-    let config = rustls::ServerConfig::builder()
-        .with_no_client_auth()
-        .with_single_cert(vec![server.der().clone(), ca.der().clone()], key_der)
-        .unwrap();
-    (ca.pem(), Arc::new(config))
+    let builder = rustls::ServerConfig::builder();
+    let builder = if mutual {
+        let mut roots = rustls::RootCertStore::empty();
+        roots.add(ca.der().clone()).unwrap();
+        let verifier = rustls::server::WebPkiClientVerifier::builder(Arc::new(roots)).build().unwrap();
+        builder.with_client_cert_verifier(verifier)
+    } else {
+        builder.with_no_client_auth()
+    };
+    let config = builder.with_single_cert(vec![server.der().clone(), ca.der().clone()], key_der).unwrap();
+    Pki {
+        ca_pem: ca.pem(),
+        server: Arc::new(config),
+        client_pem: client.pem(),
+        client_key_pem: client_key.serialize_pem(),
+    }
 }
 
 /// The case: an https receiver, the endpoint, the bearer token and the CA set only
@@ -95,11 +119,11 @@ fn certificates() -> (String, Arc<rustls::ServerConfig>) {
 #[test]
 fn an_https_receiver_gets_the_push_with_a_bearer_token_set_only_by_otel_variables() {
     let expected = fixture_records();
-    let (ca_pem, tls) = certificates();
-    let (url, received) = serve_with(Receiver::Collector, Some(tls));
+    let pki = certificates(false);
+    let (url, received) = serve_with(Receiver::Collector, Some(pki.server));
     assert!(url.starts_with("https://127.0.0.1:"), "{url}");
     let dir = temp_dir();
-    let ca = write(dir.path(), "ca.pem", ca_pem);
+    let ca = write(dir.path(), "ca.pem", pki.ca_pem);
     let bearer = format!("Authorization=Bearer%20{TOKEN}");
     let env = [
         ("OTEL_EXPORTER_OTLP_ENDPOINT", url.as_str()),
@@ -137,6 +161,59 @@ fn an_https_receiver_gets_the_push_with_a_bearer_token_set_only_by_otel_variable
     assert!(received.try_recv().is_err(), "nothing reached the receiver without the CA");
     for text in [&out.stdout, &out.stderr, &without.stderr] {
         assert!(!text.contains(TOKEN), "{text}");
+    }
+}
+
+/// Mutual TLS: a receiver that asks for a client certificate gets the one of
+/// `OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE` / `_CLIENT_KEY`; without it the push is refused;
+/// one of the two alone is an error; the key never reaches any output.
+#[test]
+fn mutual_tls_sends_the_client_certificate_of_the_variables() {
+    let expected = fixture_records();
+    let pki = certificates(true);
+    let (url, received) = serve_with(Receiver::Collector, Some(pki.server));
+    let dir = temp_dir();
+    let ca = write(dir.path(), "ca.pem", &pki.ca_pem);
+    let cert = write(dir.path(), "client.pem", &pki.client_pem);
+    let key = write(dir.path(), "client.key", &pki.client_key_pem);
+    let (ca, cert, key) = (ca.to_str().unwrap(), cert.to_str().unwrap(), key.to_str().unwrap());
+    let env = [
+        ("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", &*format!("{url}/v1/logs")),
+        ("OTEL_EXPORTER_OTLP_CERTIFICATE", ca),
+    ];
+    let mutual = [
+        &env[..],
+        &[("OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE", cert), ("OTEL_EXPORTER_OTLP_CLIENT_KEY", key)],
+    ]
+    .concat();
+    let out = run_watched_with(verify_args(&[]), vars(&mutual), WATCHDOG);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(!out.stderr.contains("OpenTelemetry"), "{}", out.stderr);
+    assert_eq!(collect(&received, expected).iter().map(|(_, d)| records(d).len()).sum::<usize>(), expected);
+
+    let without = run_watched_with(verify_args(&[]), vars(&env), WATCHDOG);
+    assert_eq!(without.code, 1, "{}", without.stderr);
+    assert!(
+        without.stderr.contains("records not delivered (TLS: the receiver asks for a client certificate"),
+        "{}",
+        without.stderr
+    );
+    assert!(received.try_recv().is_err(), "nothing reached the receiver without the client certificate");
+
+    let half = run_with(
+        ["verify", "fixtures/01_order_svc_5xx_spike.json"],
+        &[env[0], env[1], ("OTEL_EXPORTER_OTLP_CLIENT_KEY", key)],
+        None,
+    );
+    assert_eq!((half.code, half.stdout.as_str()), (2, ""));
+    assert!(
+        half.stderr.starts_with("OTEL_EXPORTER_OTLP_CLIENT_KEY: mutual TLS needs both"),
+        "{}",
+        half.stderr
+    );
+    let secret = pki.client_key_pem.lines().nth(1).expect("a line of the key");
+    for text in [&out.stderr, &without.stderr, &half.stderr] {
+        assert!(!text.contains(secret), "{text}");
     }
 }
 

@@ -18,6 +18,7 @@ use std::time::Duration;
 
 use percent_encoding::percent_decode_str;
 
+use crate::args::HeaderFlag;
 use crate::failure::{display, Failure};
 use crate::otel::endpoint::Endpoint;
 
@@ -69,6 +70,9 @@ pub struct Push {
     /// A private CA (`OTEL_EXPORTER_OTLP_CERTIFICATE`): the only roots trusted when given;
     /// otherwise the system's trust store.
     pub ca: Option<Vec<ureq::tls::Certificate<'static>>>,
+    /// The client certificate and key of mutual TLS (`OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE`,
+    /// `OTEL_EXPORTER_OTLP_CLIENT_KEY`), for receivers that authenticate their senders so.
+    pub client: Option<ureq::tls::ClientCert>,
 }
 
 impl std::fmt::Debug for Push {
@@ -81,6 +85,7 @@ impl std::fmt::Debug for Push {
             .field("headers", &headers)
             .field("timeout", &self.timeout)
             .field("ca", &self.ca.as_ref().map(Vec::len))
+            .field("client", &self.client.as_ref().map(|_| "***"))
             .finish()
     }
 }
@@ -100,7 +105,7 @@ impl Settings {
     /// `records` says whether records are made for another reason (`--otel FILE`).
     pub fn read(
         endpoint: Option<&str>,
-        headers: &[String],
+        headers: &[HeaderFlag],
         records: bool,
         env: Env<'_>,
     ) -> Result<Settings, Failure> {
@@ -152,7 +157,7 @@ fn signal(env: Env<'_>, setting: &str) -> Result<Option<(String, String)>, Failu
     Ok(None)
 }
 
-fn push(endpoint: Endpoint, flags: &[String], env: Env<'_>) -> Result<Push, Failure> {
+fn push(endpoint: Endpoint, flags: &[HeaderFlag], env: Env<'_>) -> Result<Push, Failure> {
     let protocol = match signal(env, "PROTOCOL")? {
         None => Protocol::Protobuf,
         Some((name, value)) => match value.trim() {
@@ -186,7 +191,7 @@ fn push(endpoint: Endpoint, flags: &[String], env: Env<'_>) -> Result<Push, Fail
         None => BTreeMap::new(),
         Some((name, value)) => pairs(&name, &value, true)?.into_iter().collect(),
     };
-    for (i, flag) in flags.iter().enumerate() {
+    for (i, HeaderFlag(flag)) in flags.iter().enumerate() {
         let Some((key, value)) = flag.split_once('=') else {
             return Err(Failure::input(format!(
                 "--otlp-header (the {} one): expected NAME=VALUE (the value is not shown)",
@@ -201,7 +206,34 @@ fn push(endpoint: Endpoint, flags: &[String], env: Env<'_>) -> Result<Push, Fail
         None => None,
         Some((name, path)) => Some(certificates(&name, Path::new(&path))?),
     };
-    Ok(Push { endpoint, protocol, headers: headers.into_iter().collect(), timeout, ca })
+    let client = match (signal(env, "CLIENT_CERTIFICATE")?, signal(env, "CLIENT_KEY")?) {
+        (None, None) => None,
+        (Some((name, path)), Some((key_name, key_path))) => {
+            let chain = certificates(&name, Path::new(&path))?;
+            Some(ureq::tls::ClientCert::new_with_certs(&chain, private_key(&key_name, Path::new(&key_path))?))
+        }
+        (Some((name, _)), None) | (None, Some((name, _))) => {
+            return Err(Failure::input(format!(
+                "{name}: mutual TLS needs both OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE and OTEL_EXPORTER_OTLP_CLIENT_KEY"
+            )))
+        }
+    };
+    Ok(Push { endpoint, protocol, headers: headers.into_iter().collect(), timeout, ca, client })
+}
+
+/// The private key of a PEM file (PKCS #8, PKCS #1 or SEC1); the key is a secret, so no
+/// message shows any of the file.
+fn private_key(name: &str, path: &Path) -> Result<ureq::tls::PrivateKey<'static>, Failure> {
+    let pem = std::fs::read(path).map_err(|e| {
+        let failure = Failure::io(path, &e);
+        Failure::input(format!("{name} {}", failure.message))
+    })?;
+    ureq::tls::PrivateKey::from_pem(&pem).map_err(|_| {
+        Failure::input(format!(
+            "{name} {}: no PEM private key in it (-----BEGIN PRIVATE KEY-----)",
+            display(path)
+        ))
+    })
 }
 
 /// `1st`, `2nd`, `3rd`, `4th`…: which entry of a list was wrong, without showing it.
@@ -311,10 +343,10 @@ mod tests {
     use super::*;
 
     fn read(vars: &[(&str, &str)], endpoint: Option<&str>, flags: &[&str]) -> Result<Settings, String> {
+        let flags: Vec<HeaderFlag> = flags.iter().map(|s| HeaderFlag(s.to_string())).collect();
         let map: BTreeMap<String, String> =
             vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         let env = move |name: &str| Ok(map.get(name).filter(|v| !v.trim().is_empty()).cloned());
-        let flags: Vec<String> = flags.iter().map(|s| s.to_string()).collect();
         Settings::read(endpoint, &flags, false, &env).map_err(|f| f.message)
     }
 
@@ -365,6 +397,8 @@ mod tests {
             assert!(!bad.contains("s3cret"), "{bad}");
         }
         let bad = read(&vars[..1], None, &["Bearer s3cret"]).unwrap_err();
+        let flag = HeaderFlag("Authorization=Bearer s3cret".into());
+        assert_eq!(format!("{flag:?}"), "HeaderFlag(Authorization=***)");
         let shown = format!("{:?}", read(&vars, None, &[]).unwrap());
         assert!(shown.contains("(\"authorization\", \"***\")") && !shown.contains("s3cret"), "{shown}");
         assert!(bad.starts_with("--otlp-header") && !bad.contains("s3cret"), "{bad}");

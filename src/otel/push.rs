@@ -122,7 +122,7 @@ impl Pusher {
 }
 
 fn send_all(push: &Push, messages: &Receiver<LogsData>, shared: &Shared) {
-    let mut tls = ureq::tls::TlsConfig::builder();
+    let mut tls = ureq::tls::TlsConfig::builder().client_cert(push.client.clone());
     tls = match &push.ca {
         Some(certs) => tls.root_certs(ureq::tls::RootCerts::new_with_certs(certs)),
         None => tls.root_certs(ureq::tls::RootCerts::PlatformVerifier),
@@ -218,27 +218,41 @@ fn rejected_json(answer: &[u8]) -> i64 {
     .max(0)
 }
 
-/// The certificate problem of `e`, if that is what it is: ureq hands rustls's error over
-/// as its own, or inside an I/O error from the handshake.
-fn certificate_error(e: &ureq::Error) -> Option<&rustls::CertificateError> {
-    let tls = match e {
+/// rustls's error in `e`: ureq hands it over as its own, or inside an I/O error from the
+/// handshake.
+fn tls_error(e: &ureq::Error) -> Option<&rustls::Error> {
+    match e {
         ureq::Error::Rustls(tls) => Some(tls),
         ureq::Error::Io(io) => io.get_ref().and_then(|inner| inner.downcast_ref::<rustls::Error>()),
         _ => None,
-    };
-    match tls {
+    }
+}
+
+/// The certificate problem of `e`, if that is what it is.
+fn certificate_error(e: &ureq::Error) -> Option<&rustls::CertificateError> {
+    match tls_error(e) {
         Some(rustls::Error::InvalidCertificate(why)) => Some(why),
         _ => None,
     }
 }
 
-/// Whether `e` is a certificate that is not trusted: retrying cannot help.
+/// Whether the receiver asked for a client certificate that was not sent.
+fn client_certificate_required(e: &ureq::Error) -> bool {
+    matches!(tls_error(e), Some(rustls::Error::AlertReceived(rustls::AlertDescription::CertificateRequired)))
+}
+
+/// Whether `e` is a certificate problem, on either side: retrying cannot help.
 fn is_certificate(e: &ureq::Error) -> bool {
-    certificate_error(e).is_some()
+    certificate_error(e).is_some() || client_certificate_required(e)
 }
 
 fn error_text(e: &ureq::Error) -> String {
     use rustls::CertificateError;
+    if client_certificate_required(e) {
+        return "TLS: the receiver asks for a client certificate (mutual TLS); set \
+                OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE and OTEL_EXPORTER_OTLP_CLIENT_KEY"
+            .into();
+    }
     if let Some(why) = certificate_error(e) {
         return match why {
             CertificateError::UnknownIssuer | CertificateError::BadSignature => format!(
