@@ -145,13 +145,19 @@ pub enum Command {
     ///
     /// One file per run, DIR/<run_id>.json (characters other than letters, digits, `.`, `_`
     /// and `-` become `_`); an existing file is replaced. Raw outputs are written as
-    /// raw_output_text, exactly as stored.
+    /// raw_output_text, exactly as stored. With --raw-outputs, a row without one gets its
+    /// file's text (read as `run` reads it, at most 64 MiB), so the bundle holds the evidence;
+    /// a line on stderr says how many files were found and missing.
     #[command(after_help = "Examples:\n  \
         groundcheck export run-20261130-order-5xx --out fixtures/\n  \
-        groundcheck export --session sess-4d1f8a20 --out /tmp/snapshots")]
+        groundcheck export --session sess-4d1f8a20 --out /tmp/snapshots\n  \
+        groundcheck export --raw-outputs '/var/lib/agent/sessions/{session_id}/tools/{id}.json' \\\n    \
+        run-20261130-order-5xx --out fixtures/agent-runs/")]
     Export {
         #[command(flatten)]
         database: DatabaseArgs,
+        #[command(flatten)]
+        raw: RawOutputArgs,
         /// The folder to write into (created if missing).
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
@@ -190,6 +196,30 @@ pub enum Command {
         #[command(flatten)]
         database: DatabaseArgs,
     },
+    /// Print a shell completion script: bash, zsh, fish, elvish or powershell.
+    ///
+    /// Completes commands, flags and the values of flags that take one of a few words.
+    #[command(after_help = "Examples:\n  \
+        groundcheck completions bash > ~/.local/share/bash-completion/completions/groundcheck\n  \
+        groundcheck completions zsh > \"${fpath[1]}/_groundcheck\"\n  \
+        groundcheck completions fish > ~/.config/fish/completions/groundcheck.fish")]
+    Completions {
+        /// The shell the script is for.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) of groundcheck, or of one of its commands.
+    ///
+    /// Generated from the same definitions as --help, so it always matches this binary.
+    #[command(after_help = "Examples:\n  \
+        groundcheck man | man -l -\n  \
+        groundcheck man > /usr/local/share/man/man1/groundcheck.1\n  \
+        groundcheck man verify > /usr/local/share/man/man1/groundcheck-verify.1")]
+    Man {
+        /// A command (verify, run, …): its own page, groundcheck-COMMAND(1).
+        #[arg(value_name = "COMMAND")]
+        command: Option<String>,
+    },
 }
 
 /// The arguments of `reverify`.
@@ -210,13 +240,15 @@ pub struct ReverifyArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ReverifyFormat::Human)]
     pub format: ReverifyFormat,
-    /// Only rows created at or after this time (RFC 3339).
+    /// Only rows created at or after this time: RFC 3339 (2026-11-30T10:00:00Z), or a date
+    /// (2026-11-30), meaning that day's start in UTC.
     #[arg(long, value_name = "TIME")]
     pub since: Option<String>,
-    /// Only rows created before this time (RFC 3339).
+    /// Only rows created before this time: RFC 3339, or a date, meaning that day's start in
+    /// UTC (--until 2026-12-01 ends with the last moment of November 30).
     #[arg(long, value_name = "TIME")]
     pub until: Option<String>,
-    /// Only rows of this tool (repeatable).
+    /// Only rows of this tool (repeatable); a tool no row has is named in a note.
     #[arg(long = "tool", value_name = "NAME")]
     pub tools: Vec<String>,
     /// Only this run (repeatable).
@@ -295,15 +327,41 @@ pub struct OtelArgs {
     /// it. FILE is replaced when the command ends. `-`: standard output, in place of the report.
     #[arg(long, value_name = "FILE")]
     pub otel: Option<PathBuf>,
-    /// Also push the records to an OTLP/HTTP receiver (protobuf; http:// only), e.g.
-    /// http://localhost:4318 (`/v1/logs` is appended unless the path already ends with it).
-    /// Retried in the background; a receiver that is down or slow costs at most 5 s at the
-    /// end and one warning line, never the report or the exit code.
+    /// Also push the records to an OTLP/HTTP receiver, e.g. http://localhost:4318 or
+    /// https://otlp.example.com (`/v1/logs` is appended unless the path already ends with it).
+    /// Without it, OTEL_EXPORTER_OTLP_LOGS_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT, with the
+    /// other OTEL_* variables of the OTLP exporter (docs/opentelemetry.md). Retried in the
+    /// background; a receiver that is down or slow costs at most 5 s at the end and one
+    /// warning line, never the report or the exit code.
     #[arg(long, value_name = "URL")]
     pub otlp_endpoint: Option<String>,
+    /// A header sent with every push, e.g. 'Authorization=Bearer …' (repeatable; wins over
+    /// OTEL_EXPORTER_OTLP_HEADERS for the same name). Values are never printed.
+    #[arg(long = "otlp-header", value_name = "NAME=VALUE")]
+    pub otlp_headers: Vec<HeaderFlag>,
     /// The time of every record (RFC 3339) instead of the verification's, e.g. for snapshots.
     #[arg(long, value_name = "TIME")]
     pub otel_time: Option<String>,
+}
+
+/// One `--otlp-header NAME=VALUE` as given: its value is a secret, so its `Debug` (the parsed
+/// command line's) shows none of it, and clap, whose parser for it never fails, never prints
+/// it in an error.
+#[derive(Clone)]
+pub struct HeaderFlag(pub String);
+
+impl std::fmt::Debug for HeaderFlag {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let name = self.0.split_once('=').map_or("?", |(name, _)| name);
+        write!(f, "HeaderFlag({name}=***)")
+    }
+}
+
+impl std::str::FromStr for HeaderFlag {
+    type Err = std::convert::Infallible;
+    fn from_str(text: &str) -> Result<HeaderFlag, Self::Err> {
+        Ok(HeaderFlag(text.to_string()))
+    }
 }
 
 /// How `verify` and `run` report: the format and the exit-code condition.

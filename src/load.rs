@@ -222,16 +222,25 @@ fn unread_note(folder: &Path, listing: &Listing) -> Option<String> {
     ))
 }
 
-/// Reads a file (or standard input for `-`) that must be UTF-8.
+/// The UTF-8 encoding of U+FEFF, the byte order mark.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Reads a file (or standard input for `-`) that must be UTF-8. A UTF-8 byte order mark at
+/// its start is dropped: Windows editors (Notepad, PowerShell's `Out-File`) write one, and JSON
+/// forbids it (RFC 8259 lets a parser ignore it), so the core's strict parser never sees it.
+/// Every bundle and document the binary reads comes through here, files and stdin alike.
 pub fn read_text(path: &Path) -> Result<String, Failure> {
-    let bytes = if path == Path::new("-") {
+    let mut bytes = if path == Path::new("-") {
         let mut buf = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf).map_err(|e| Failure::io(path, &e))?;
         buf
     } else {
         std::fs::read(path).map_err(|e| Failure::io(path, &e))?
     };
+    let skipped = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
+    bytes.drain(..skipped);
     String::from_utf8(bytes).map_err(|e| {
-        Failure::input(format!("{}: byte {}: not valid UTF-8", display(path), e.utf8_error().valid_up_to()))
+        let at = skipped + e.utf8_error().valid_up_to(); // counted in the file as it is
+        Failure::input(format!("{}: byte {at}: not valid UTF-8", display(path)))
     })
 }

@@ -74,12 +74,14 @@ fn main() -> ExitCode {
         Command::Import { database, paths } => {
             block_on(cmd::import::import(&database.database, &paths, &mut output))
         }
-        Command::Export { database, out: dir, sessions, runs } => {
+        Command::Export { database, raw, out: dir, sessions, runs } => raw.template().and_then(|raw| {
             let keys = run_keys(&runs, &sessions, &order());
-            block_on(cmd::export::export(&database.database, &keys, &dir, out))
-        }
+            block_on(cmd::export::export(&database.database, &keys, raw.as_ref(), &dir, &mut output))
+        }),
         Command::Reverify(args) => block_on(cmd::reverify::reverify(args, &mut output)),
         Command::Migrate { database } => block_on(cmd::migrate::migrate(&database.database, out)),
+        Command::Completions { shell } => cmd::generate::completions(shell, out),
+        Command::Man { command } => cmd::generate::man(command.as_deref(), out),
     };
     // Output is written only once the command has succeeded: a failing command prints one
     // stderr line and nothing on stdout.

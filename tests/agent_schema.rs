@@ -94,11 +94,7 @@ fn columns(engine: &Engine, table: &str) -> Vec<String> {
 /// The agent's table as the seed's V005 made it, before its V010 (no `relevance_level`,
 /// `dedup_reason`), by plain SQL, with the two rows of [`BUNDLE`].
 fn agent_table_before_v010(engine: &Engine) {
-    let (id, created_at, tail) = match engine.name {
-        "sqlite" => ("id INTEGER PRIMARY KEY AUTOINCREMENT", "DATETIME", ""),
-        "mariadb" => ("id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY", "DATETIME(6)", " ENGINE = InnoDB"),
-        _ => ("id BIGSERIAL PRIMARY KEY", "TIMESTAMP(6)", ""),
-    };
+    let (id, created_at, tail) = column_types(engine);
     let create = format!(
         "CREATE TABLE tool_invocation ({id}, session_id VARCHAR(64) NOT NULL, run_id VARCHAR(64), \
          step_id BIGINT, tool_name VARCHAR(64) NOT NULL, input_params JSON NOT NULL, output_preview TEXT, \
@@ -124,6 +120,15 @@ fn agent_table_before_v010(engine: &Engine) {
             row(2, "disk full", "2026-01-01 00:00:01"),
         ],
     );
+}
+
+/// The engine's `id` and `created_at` column types, and the end of its `CREATE TABLE`.
+fn column_types(engine: &Engine) -> (&'static str, &'static str, &'static str) {
+    match engine.name {
+        "sqlite" => ("id INTEGER PRIMARY KEY AUTOINCREMENT", "DATETIME", ""),
+        "mariadb" => ("id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY", "DATETIME(6)", " ENGINE = InnoDB"),
+        _ => ("id BIGSERIAL PRIMARY KEY", "TIMESTAMP(6)", ""),
+    }
 }
 
 /// The same two rows as a bundle file: what `verify` says of them is what reading them from
@@ -429,5 +434,44 @@ fn a_history_kept_by_an_earlier_groundcheck_moves_to_its_own_table() {
             "{}: the stored verdicts are read",
             engine.name
         );
+    }
+}
+
+/// An agent's `tool_invocation` without a column every read selects (here
+/// `retrieval_details`, and V010's two, which alone would be read as NULL): every command
+/// that reads the table fails with one line naming the column and what to do, pointing at
+/// the engine's own migration.
+#[test]
+fn a_tool_invocation_without_a_column_groundcheck_reads_names_it_and_what_to_do() {
+    for engine in engines::all() {
+        let (id, created_at, tail) = column_types(&engine);
+        exec(
+            &engine,
+            &[format!(
+                "CREATE TABLE tool_invocation ({id}, session_id VARCHAR(64) NOT NULL, run_id VARCHAR(64), \
+                 step_id BIGINT, tool_name VARCHAR(64) NOT NULL, input_params JSON NOT NULL, output_preview TEXT, \
+                 output_length INT, retrieval_layer VARCHAR(8), l0_match_count INT, l1_match_count INT, \
+                 is_truncated BOOLEAN, duration_ms INT, success BOOLEAN, error_message TEXT, \
+                 created_at {created_at} NOT NULL){tail}"
+            )],
+        );
+        let folder = if engine.name == "mariadb" { "mysql" } else { engine.name };
+        let says = format!(
+            ": reading tool_invocation: tool_invocation has no column retrieval_details: add it with the type the \
+             agent's schema gives (as in groundcheck's migrations/{folder}/0005_create_tool_invocation.sql), or \
+             point --database at the agent's own database"
+        );
+        let out_dir = harness::temp_dir();
+        for args in [
+            &["run", "run-a"][..],
+            &["reverify"],
+            &["export", "run-a", "--out", out_dir.path().to_str().unwrap()],
+            &["import", "fixtures/01_order_svc_5xx_spike.json"],
+        ] {
+            let out = gc(&engine.url, args);
+            assert_eq!((out.code, out.stdout.as_str()), (2, ""), "{}: {args:?}", engine.name);
+            assert_eq!(out.stderr.lines().count(), 1, "{}: {args:?}: {}", engine.name, out.stderr);
+            assert!(out.stderr.trim_end().ends_with(&says), "{}: {args:?}: {}", engine.name, out.stderr);
+        }
     }
 }

@@ -72,6 +72,10 @@ where
         .env_remove("DATABASE_URL")
         .env_remove("NO_COLOR")
         .env_remove("GROUNDCHECK_RAW_OUTPUTS");
+    // The OpenTelemetry exporter's variables of the shell running the tests would push.
+    for (name, _) in std::env::vars_os().filter(|(n, _)| n.to_string_lossy().starts_with("OTEL_")) {
+        cmd.env_remove(name);
+    }
     for (k, v) in env {
         cmd.env(k, v);
     }

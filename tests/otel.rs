@@ -2,13 +2,14 @@
 //! `LogsData` with the official types (the `opentelemetry-proto` crate), one record per
 //! invocation with the attributes of docs/opentelemetry.md; the push is received and decoded
 //! by a real HTTP server on loopback; a receiver that is down, answers 503 or never answers
-//! changes neither the report nor the exit code.
+//! changes neither the report nor the exit code. The `OTEL_*` variables, https and headers
+//! are in `otel_env`, on the same receiver.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpListener;
 use std::path::Path;
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 use std::thread;
 use std::time::Duration;
 
@@ -19,21 +20,21 @@ use groundcheck_otel::{MAX_LINE_BYTES, MAX_RECORDS};
 use prost::Message;
 use serde_json::Value;
 
-use crate::harness::{repo, run, temp_dir, Outcome};
+use crate::harness::{repo, run, run_with, temp_dir, Outcome};
 
 /// Decodes one OTLP JSON line with the official types. serde_json_lenient, not serde_json:
 /// the workspace builds serde_json with `arbitrary_precision`, which hands every number to
 /// opentelemetry-proto's `doubleValue` visitor as a map (openobserve/openobserve#14408).
-fn decode(line: &str) -> LogsData {
+pub(crate) fn decode(line: &str) -> LogsData {
     serde_json_lenient::from_str(line).unwrap_or_else(|e| panic!("not OTLP LogsData: {e}: {line}"))
 }
 
-fn records(data: &LogsData) -> Vec<&LogRecord> {
+pub(crate) fn records(data: &LogsData) -> Vec<&LogRecord> {
     data.resource_logs.iter().flat_map(|r| &r.scope_logs).flat_map(|s| &s.log_records).collect()
 }
 
 /// Every line of an `--otel` file, decoded; each within the documented bounds.
-fn decode_file(path: &Path) -> Vec<LogsData> {
+pub(crate) fn decode_file(path: &Path) -> Vec<LogsData> {
     let text = std::fs::read_to_string(path).expect("the --otel file exists");
     assert!(text.ends_with('\n'), "the last line ends with a newline");
     text.lines()
@@ -236,7 +237,7 @@ fn a_bad_otel_flag_is_one_line_and_exit_2() {
     let fixture = "fixtures/01_order_svc_5xx_spike.json";
     for (flags, says) in [
         (&["--otel-time", "yesterday", "--otel", "-"][..], "--otel-time: "),
-        (&["--otlp-endpoint", "https://user:hunter2@gw:4318"][..], "https is not supported"),
+        (&["--otlp-endpoint", "gw://user:hunter2@gw:4318"][..], "not an http:// or https:// URL"),
         (
             &["--otel", "/nonexistent-folder/v.jsonl"][..],
             "--otel /nonexistent-folder/v.jsonl: cannot create it",
@@ -286,7 +287,7 @@ fn reverify_writes_a_record_per_invocation_from_a_sqlite_database() {
 
 /// How a loopback receiver behaves.
 #[derive(Clone, Copy, PartialEq)]
-enum Receiver {
+pub(crate) enum Receiver {
     /// Answers 200 and hands every request to the test.
     Collector,
     /// Answers every request 503 with `Retry-After: 1`.
@@ -295,17 +296,32 @@ enum Receiver {
     Hangs,
 }
 
-/// A request the collector received: its path, content type and body.
-struct Received {
-    path: String,
-    content_type: String,
-    body: Vec<u8>,
+/// A request the collector received: its path, headers (names in lower case) and body.
+pub(crate) struct Received {
+    pub path: String,
+    pub headers: BTreeMap<String, String>,
+    pub body: Vec<u8>,
+}
+
+impl Received {
+    fn content_type(&self) -> &str {
+        self.headers.get("content-type").map_or("", String::as_str)
+    }
 }
 
 /// Starts a real HTTP server on 127.0.0.1; returns its base URL.
-fn serve(behaviour: Receiver) -> (String, mpsc::Receiver<Received>) {
+pub(crate) fn serve(behaviour: Receiver) -> (String, mpsc::Receiver<Received>) {
+    serve_with(behaviour, None)
+}
+
+/// Starts a real HTTP server on 127.0.0.1, speaking TLS with `tls`; returns its base URL.
+pub(crate) fn serve_with(
+    behaviour: Receiver,
+    tls: Option<Arc<rustls::ServerConfig>>,
+) -> (String, mpsc::Receiver<Received>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    let url = format!("{scheme}://{}", listener.local_addr().unwrap());
     let (tx, rx) = mpsc::channel();
     thread::spawn(move || {
         let mut held = Vec::new();
@@ -316,45 +332,58 @@ fn serve(behaviour: Receiver) -> (String, mpsc::Receiver<Received>) {
                 continue;
             }
             let tx = tx.clone();
-            thread::spawn(move || answer(stream, behaviour, &tx));
+            let tls = tls.clone();
+            thread::spawn(move || match tls {
+                // A client that refuses the certificate ends the handshake: nothing to answer.
+                Some(config) => match rustls::ServerConnection::new(config) {
+                    Ok(connection) => answer(rustls::StreamOwned::new(connection, stream), behaviour, &tx),
+                    Err(e) => panic!("a TLS server connection: {e}"),
+                },
+                None => answer(stream, behaviour, &tx),
+            });
         }
     });
     (url, rx)
 }
 
-fn answer(stream: TcpStream, behaviour: Receiver, tx: &mpsc::Sender<Received>) {
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
+fn answer<S: Read + Write>(stream: S, behaviour: Receiver, tx: &mpsc::Sender<Received>) {
+    let mut reader = BufReader::new(stream);
     loop {
         let mut request_line = String::new();
         if reader.read_line(&mut request_line).unwrap_or(0) == 0 {
             return;
         }
-        let (mut length, mut content_type) = (0, String::new());
+        let (mut length, mut headers) = (0, BTreeMap::new());
         loop {
             let mut header = String::new();
-            reader.read_line(&mut header).unwrap();
+            if reader.read_line(&mut header).is_err() {
+                return;
+            }
             let header = header.trim_end();
             if header.is_empty() {
                 break;
             }
             let (name, value) = header.split_once(':').unwrap();
-            match name.to_ascii_lowercase().as_str() {
-                "content-length" => length = value.trim().parse().unwrap(),
-                "content-type" => content_type = value.trim().to_string(),
-                _ => {}
+            let name = name.to_ascii_lowercase();
+            if name == "content-length" {
+                length = value.trim().parse().unwrap();
             }
+            headers.insert(name, value.trim().to_string());
         }
         let mut body = vec![0; length];
-        reader.read_exact(&mut body).unwrap();
+        if reader.read_exact(&mut body).is_err() {
+            return;
+        }
         let reply: &[u8] = match behaviour {
             Receiver::Collector => {
                 let path = request_line.split_whitespace().nth(1).unwrap_or("").to_string();
-                let _ = tx.send(Received { path, content_type, body });
+                let _ = tx.send(Received { path, headers, body });
                 b"HTTP/1.1 200 OK\r\nContent-Type: application/x-protobuf\r\nContent-Length: 0\r\n\r\n"
             }
             _ => b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: 0\r\n\r\n",
         };
-        if (&stream).write_all(reply).is_err() {
+        let stream = reader.get_mut();
+        if stream.write_all(reply).and_then(|()| stream.flush()).is_err() {
             return;
         }
     }
@@ -362,15 +391,21 @@ fn answer(stream: TcpStream, behaviour: Receiver, tx: &mpsc::Sender<Received>) {
 
 /// Runs the binary on a thread and fails the test if it has not finished in `watchdog`
 /// (generous: this asserts that the run ends, not how fast).
-fn run_watched(args: Vec<String>, watchdog: Duration) -> Outcome {
+pub(crate) fn run_watched(args: Vec<String>, watchdog: Duration) -> Outcome {
+    run_watched_with(args, Vec::new(), watchdog)
+}
+
+/// [`run_watched`] with environment variables.
+pub(crate) fn run_watched_with(args: Vec<String>, env: Vec<(String, String)>, watchdog: Duration) -> Outcome {
     let (tx, rx) = mpsc::channel();
     thread::spawn(move || {
-        let _ = tx.send(run(&args));
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let _ = tx.send(run_with(&args, &env, None));
     });
     rx.recv_timeout(watchdog).unwrap_or_else(|_| panic!("groundcheck was still running after {watchdog:?}"))
 }
 
-fn verify_args(extra: &[&str]) -> Vec<String> {
+pub(crate) fn verify_args(extra: &[&str]) -> Vec<String> {
     let fixtures = repo("fixtures");
     let mut args: Vec<String> =
         ["verify", "--format", "json", "--fail-on", "claim-mismatch"].map(String::from).to_vec();
@@ -396,7 +431,7 @@ fn the_push_is_received_and_decodes_to_the_records_of_the_file() {
     while pushed.len() < from_file.len() {
         let request = received.recv_timeout(Duration::from_secs(60)).expect("the collector got every record");
         assert_eq!(request.path, "/v1/logs");
-        assert_eq!(request.content_type, "application/x-protobuf");
+        assert_eq!(request.content_type(), "application/x-protobuf");
         let decoded = ExportLogsServiceRequest::decode(request.body.as_slice()).expect("OTLP protobuf");
         let data = LogsData { resource_logs: decoded.resource_logs };
         pushed.extend(records(&data).into_iter().cloned());

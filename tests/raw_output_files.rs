@@ -288,3 +288,90 @@ pub(crate) mod through_the_binary {
         assert_eq!(verify(dir.path(), &["--raw-outputs", "s/{{x}}/{id}"], &[]).code, 0);
     }
 }
+
+/// `export --raw-outputs`: a run whose outputs live in files, imported, exported with and
+/// without the template and verified from the exported bundle. With it the bundle holds the
+/// evidence and its verdicts are those of `run --raw-outputs` (bar `source`: the text is now
+/// the row's own); without it every ref is `raw_output_unavailable`. A row whose file is
+/// missing is counted on stderr, as `run` counts it.
+#[test]
+fn export_with_raw_outputs_freezes_a_run_with_its_evidence() {
+    use crate::harness::{run, temp_dir, write};
+    use serde_json::Value;
+
+    let dir = temp_dir();
+    let d = dir.path();
+    let fixture =
+        std::fs::read_to_string(crate::harness::repo("fixtures/01_order_svc_5xx_spike.json")).unwrap();
+    let mut bundle: Value = serde_json::from_str(&fixture).unwrap();
+    std::fs::create_dir_all(d.join("tools/sess-7f3a9c01")).unwrap();
+    for inv in bundle["invocations"].as_array_mut().unwrap() {
+        let inv = inv.as_object_mut().unwrap();
+        let text = match (inv.remove("raw_output"), inv.remove("raw_output_text")) {
+            (Some(value), _) if !value.is_null() => value.to_string(),
+            (_, Some(Value::String(text))) => text,
+            other => panic!("fixture 01 has a raw output on every row: {other:?}"),
+        };
+        let id = inv["id"].as_i64().unwrap();
+        if id != 105 {
+            write(&d.join("tools/sess-7f3a9c01"), &format!("{id}.json"), text);
+        }
+    }
+    write(d, "files.json", bundle.to_string());
+    let db = format!("sqlite://{}", d.join("g.db").display());
+    assert_eq!(run(["import", "--database", &db, d.join("files.json").to_str().unwrap()]).code, 0);
+    let template = format!("{}/tools/{{session_id}}/{{id}}.json", d.display());
+    let id = "run-20261130-order-5xx";
+    let invocations = |out: &crate::harness::Outcome| -> Vec<Value> {
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let report: Value = serde_json::from_str(&out.stdout).unwrap();
+        report["runs"][0]["invocations"].as_array().unwrap().clone()
+    };
+    let reference =
+        invocations(&run(["run", "--database", &db, "--format", "json", "--raw-outputs", &template, id]));
+
+    let export = |out: &str, raw: &[&str]| {
+        let folder = d.join(out);
+        let args =
+            [&["export", "--database", &db][..], raw, &[id, "--out", folder.to_str().unwrap()]].concat();
+        let done = run(args);
+        assert_eq!(done.code, 0, "{}", done.stderr);
+        (done, folder.join(format!("{id}.json")))
+    };
+    let (with, frozen) = export("with", &["--raw-outputs", &template]);
+    assert_eq!(
+        with.stderr.trim_end(),
+        format!(
+            "raw-output files (--raw-outputs {template}): 4 found, 1 missing (first tried: {}), 0 unreadable, 0 unsafe",
+            d.join("tools/sess-7f3a9c01/105.json").display()
+        )
+    );
+    let verified = invocations(&run(["verify", "--format", "json", frozen.to_str().unwrap()]));
+    assert_eq!(verified.len(), 5);
+    for (mut frozen, mut live) in verified.into_iter().zip(reference) {
+        let row = frozen["id"].clone();
+        if row != 105 {
+            assert_eq!(
+                (&frozen["source"], &live["source"]),
+                (&"raw_output".into(), &"file".into()),
+                "row {row}"
+            );
+            assert_eq!(frozen["status"], "supported", "row {row}: the evidence travelled with the bundle");
+        } else {
+            assert_eq!(live["warnings"], serde_json::json!(["raw_output_missing"]));
+        }
+        for field in ["source", "warnings"] {
+            frozen.as_object_mut().unwrap().remove(field);
+            live.as_object_mut().unwrap().remove(field);
+        }
+        assert_eq!(frozen, live, "row {row}");
+    }
+
+    let (without, previews) = export("without", &[]);
+    assert_eq!(without.stderr, "");
+    for inv in invocations(&run(["verify", "--format", "json", previews.to_str().unwrap()])) {
+        for r in inv["refs"].as_array().unwrap() {
+            assert_eq!(r["outcome"], "raw_output_unavailable", "{inv}");
+        }
+    }
+}

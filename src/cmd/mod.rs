@@ -1,6 +1,7 @@
 //! One module per command; each returns the exit code or a [`Failure`](crate::failure::Failure).
 
 pub mod export;
+pub mod generate;
 pub mod import;
 pub mod migrate;
 pub mod resolve;

@@ -1,12 +1,14 @@
 //! OpenTelemetry output: every verdict as a `gen_ai.evaluation.result` event (built by
 //! `groundcheck-otel`), written as OTLP JSON lines to `--otel FILE` ([`file`]) and pushed to
-//! `--otlp-endpoint URL` ([`push`], [`endpoint`]), timed by [`time`].
+//! `--otlp-endpoint URL` or the `OTEL_*` variables' endpoint ([`push`], [`endpoint`],
+//! [`config`]), timed by [`time`].
 //!
 //! One [`Sink`] per command: `verify` and `run` hand it their report, `reverify` each batch
 //! as it is committed; [`Sink::finish`] puts the file in place and waits, boundedly, for the
 //! push. Neither output changes the report or the exit code; only a file that cannot be
 //! written fails the command (it is an output that was asked for).
 
+mod config;
 mod endpoint;
 mod file;
 mod push;
@@ -18,7 +20,7 @@ use groundcheck_otel::{evaluation_record, json_line, Batcher, Context, Origin, R
 
 use crate::args::OtelArgs;
 use crate::failure::Failure;
-use crate::otel::endpoint::Endpoint;
+use crate::otel::config::{process_env, Settings};
 use crate::otel::file::Lines;
 use crate::otel::push::Pusher;
 use crate::otel::time::Clock;
@@ -34,25 +36,30 @@ pub struct Sink {
     clock: Clock,
     lines: Option<Lines>,
     pusher: Option<Pusher>,
+    /// Said when the command ends (`OTEL_SDK_DISABLED` with `--otlp-endpoint`).
+    note: Option<String>,
 }
 
 impl Sink {
-    /// The sink the flags ask for, if any; `policy` is the policy key the verdicts are
-    /// decided under. Bad flags fail before anything is verified.
+    /// The sink the flags and the `OTEL_*` variables ask for, if any; `policy` is the
+    /// policy key the verdicts are decided under. Bad flags and variables fail before
+    /// anything is verified.
     pub fn open(args: &OtelArgs, policy: String) -> Result<Option<Sink>, Failure> {
-        if args.otel.is_none() && args.otlp_endpoint.is_none() {
+        let endpoint = args.otlp_endpoint.as_deref();
+        let settings = Settings::read(endpoint, &args.otlp_headers, args.otel.is_some(), &process_env)?;
+        if args.otel.is_none() && settings.push.is_none() && settings.note.is_none() {
             return Ok(None);
         }
         let clock = Clock::parse(args.otel_time.as_deref())?;
-        let endpoint = args.otlp_endpoint.as_deref().map(Endpoint::parse).transpose()?;
         let lines = args.otel.as_deref().map(Lines::create).transpose()?;
         let origin = Origin { service_name: SERVICE_NAME, version: env!("CARGO_PKG_VERSION") };
         Ok(Some(Sink {
-            batcher: Batcher::new(origin),
+            batcher: Batcher::with_resource(origin, &settings.resource),
             policy,
             clock,
             lines,
-            pusher: endpoint.map(Pusher::start),
+            pusher: settings.push.map(Pusher::start),
+            note: settings.note,
         }))
     }
 
@@ -64,6 +71,9 @@ impl Sink {
 
     /// Records the verdicts of `runs`, all at the time of this call.
     pub fn runs(&mut self, runs: &[RunReport]) {
+        if self.lines.is_none() && self.pusher.is_none() {
+            return; // OTEL_SDK_DISABLED: nothing to make records for
+        }
         let context = Context { time_unix_nano: self.clock.now(), policy: &self.policy };
         for run in runs {
             let ids = RunIds { run_id: run.run_id.as_deref(), session_id: run.session_id.as_deref() };
@@ -82,6 +92,7 @@ impl Sink {
             emit(&mut self.lines, &mut self.pusher, last);
         }
         let warning = self.pusher.take().and_then(Pusher::finish);
+        out.notes.extend(self.note.take());
         out.notes.extend(warning);
         if let Some(stdout) = self.lines.take().map(Lines::finish).transpose()?.flatten() {
             out.spool = Some(stdout);

@@ -88,9 +88,7 @@ pub async fn reverify(mut request: Request<'_>, out: &mut Output) -> Result<u8, 
         return Err(Failure::input("--batch-rows: must be at least 1"));
     }
     let shard = request.shard.map(Shard::parse).transpose().map_err(Failure::input)?.unwrap_or(Shard::ALL);
-    let stored = |flag: &str, t: Option<&str>| {
-        t.map(|t| to_stored(t).map_err(|e| Failure::input(format!("--{flag}: {e}")))).transpose()
-    };
+    let stored = |flag: &str, t: Option<&str>| t.map(|t| window_time(flag, t)).transpose();
     let window = Window { since: stored("since", request.since)?, until: stored("until", request.until)? };
     // Ctrl-C is heard from here on, before anything can wait (a server, a lock): a second one
     // stops at once in every state, and each commit is atomic, so `--resume` stays exact.
@@ -113,6 +111,9 @@ pub async fn reverify(mut request: Request<'_>, out: &mut Output) -> Result<u8, 
     } else {
         database::open_read_only(request.url).await?
     };
+    if !request.tools.is_empty() {
+        out.notes.extend(unknown_tools(&store, &request.tools).await?);
+    }
     let otel = request.otel.take().map(RefCell::new);
     let watched = Watched { stop: stop_rx, bar: &bar };
     let result = run(&request, &store, shard, window, otel.as_ref(), watched, out).await;
@@ -130,6 +131,44 @@ pub async fn reverify(mut request: Request<'_>, out: &mut Output) -> Result<u8, 
         }
         (_, result) => result,
     }
+}
+
+/// `--since` / `--until`: an RFC 3339 time, or a plain date (`2026-11-30`) meaning that
+/// day's start in UTC, as the stored `created_at` is UTC; the stored form.
+fn window_time(flag: &str, text: &str) -> Result<String, Failure> {
+    let b = text.as_bytes();
+    let is_date = b.len() == 10
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b.iter().enumerate().all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit());
+    let time = if is_date { format!("{text}T00:00:00Z") } else { text.to_string() };
+    to_stored(&time).map_err(|_| {
+        Failure::input(format!(
+            "--{flag}: {text:?} is not a date-time (expected RFC 3339, e.g. 2026-11-30T10:00:01Z, or a date, \
+             2026-11-30, meaning its start in UTC)"
+        ))
+    })
+}
+
+/// The note for the `--tool` values no row has: each is named, with the tools there are.
+async fn unknown_tools(store: &Store, tools: &[String]) -> Result<Option<String>, Failure> {
+    const SHOWN: u32 = 20;
+    let missing = store.missing_tools(tools).await.map_err(database::failure)?;
+    if missing.is_empty() {
+        return Ok(None);
+    }
+    let names = store.tool_names(SHOWN + 1).await.map_err(database::failure)?;
+    let flags: Vec<String> = missing.iter().map(|t| format!("--tool {t}")).collect();
+    let there = match names.len() {
+        0 => "tool_invocation has no rows".to_string(),
+        n if n > SHOWN as usize => format!("its tools include {}, …", names[..SHOWN as usize].join(", ")),
+        _ => format!("its tools: {}", names.join(", ")),
+    };
+    let which = if missing.len() == 1 { "this tool" } else { "these tools" };
+    Ok(Some(format!(
+        "{}: no row of tool_invocation has {which}, so none is verified for it ({there})",
+        flags.join(", ")
+    )))
 }
 
 /// What the job hears of Ctrl-C: whether to stop, and where to put the progress bar that a

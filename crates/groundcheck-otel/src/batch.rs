@@ -42,11 +42,26 @@ pub struct Batcher {
 impl Batcher {
     /// A batcher whose messages all come from `origin`.
     pub fn new(origin: Origin<'_>) -> Batcher {
+        Batcher::with_resource(origin, &[])
+    }
+
+    /// A batcher whose messages all come from `origin`, their resource also carrying
+    /// `attributes` (a deployment's own, e.g. `OTEL_RESOURCE_ATTRIBUTES` and
+    /// `OTEL_SERVICE_NAME`), so the verdicts land beside the deployment's other telemetry. An
+    /// attribute named like one of `origin`'s (`service.name`) replaces it in place; a later
+    /// one of the same key replaces an earlier. The instrumentation scope stays `origin`'s:
+    /// it names the code that made the records, not the deployment.
+    pub fn with_resource(origin: Origin<'_>, attributes: &[(String, String)]) -> Batcher {
+        let mut pairs: Vec<(&str, &str)> =
+            vec![("service.name", origin.service_name), ("service.version", origin.version)];
+        for (key, value) in attributes {
+            match pairs.iter_mut().find(|(k, _)| k == key) {
+                Some(pair) => pair.1 = value,
+                None => pairs.push((key, value)),
+            }
+        }
         let resource = Resource {
-            attributes: vec![
-                string("service.name", origin.service_name),
-                string("service.version", origin.version),
-            ],
+            attributes: pairs.into_iter().map(|(k, v)| string(k, v)).collect(),
             ..Resource::default()
         };
         let scope = InstrumentationScope {
@@ -145,6 +160,25 @@ mod tests {
             assert!(batcher.push(record(10)).is_none());
         }
         assert_eq!(batcher.envelope + batcher.bytes, json_len(&batcher.take().unwrap()));
+    }
+
+    #[test]
+    fn resource_attributes_replace_and_extend_the_origin_but_not_the_scope() {
+        let attributes = [("team".into(), "sre".into()), ("service.name".into(), "verifier".into())];
+        let mut batcher = Batcher::with_resource(ORIGIN, &attributes);
+        batcher.push(record(1));
+        let data = batcher.take().unwrap();
+        let resource = data.resource_logs[0].resource.as_ref().unwrap();
+        let keys: Vec<(&str, String)> = resource
+            .attributes
+            .iter()
+            .map(|kv| (kv.key.as_str(), format!("{:?}", kv.value.as_ref().unwrap().value)))
+            .collect();
+        assert_eq!(keys.len(), 3);
+        assert_eq!(keys[0].0, "service.name");
+        assert!(keys[0].1.contains("verifier"), "{keys:?}");
+        assert_eq!((keys[1].0, keys[2].0), ("service.version", "team"));
+        assert_eq!(data.resource_logs[0].scope_logs[0].scope.as_ref().unwrap().name, "groundcheck");
     }
 
     #[test]

@@ -39,6 +39,10 @@ pub(crate) struct Dialect {
     /// Which policies have stored verdicts, to compare with.
     pub(crate) policy_is_stored: &'static str,
     pub(crate) stored_policies: &'static str,
+    /// Whether a tool has a row (on `idx_tool_name`), and the tools there are, in order: what
+    /// a `--tool` that matches nothing is told.
+    pub(crate) tool_exists: &'static str,
+    pub(crate) tool_names: &'static str,
     /// The rows of a list of runs / run-less sessions: the window binds first
     /// (`since, since, until, until`), then the list, appended as `(…)` by [`Dialect::list`].
     pub(crate) select_runs_in: &'static str,
@@ -176,6 +180,8 @@ pub(crate) const SQLITE: Dialect = Dialect {
     // Both use the `(policy, run_id, invocation_id)` index.
     policy_is_stored: "SELECT 1 FROM evidence_verification WHERE policy = ? LIMIT 1",
     stored_policies: "SELECT DISTINCT policy FROM evidence_verification ORDER BY policy",
+    tool_exists: "SELECT 1 FROM tool_invocation WHERE tool_name = ? LIMIT 1",
+    tool_names: "SELECT DISTINCT tool_name FROM tool_invocation ORDER BY tool_name LIMIT ?",
     select_runs_in: sqlite_select!("(? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?) AND t.run_id IN "),
     select_sessions_in: sqlite_select!("(? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?) AND t.run_id IS NULL AND t.session_id IN "),
     select_verdicts_runs_in: "SELECT v.invocation_id, v.run_id, t.tool_name, v.status, v.reason, v.claimed_status, \
@@ -242,6 +248,8 @@ pub(crate) const MYSQL: Dialect = Dialect {
     select_checkpoint_totals: SQLITE.select_checkpoint_totals,
     policy_is_stored: SQLITE.policy_is_stored,
     stored_policies: SQLITE.stored_policies,
+    tool_exists: SQLITE.tool_exists,
+    tool_names: SQLITE.tool_names,
     select_runs_in: mysql_select!("(? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?) AND t.run_id IN "),
     select_sessions_in: mysql_select!("(? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?) AND t.run_id IS NULL AND t.session_id IN "),
     select_verdicts_runs_in: "SELECT v.invocation_id, v.run_id, t.tool_name, v.status, v.reason, v.claimed_status, \
@@ -314,6 +322,8 @@ pub(crate) const POSTGRES: Dialect = Dialect {
     select_checkpoint_totals: "SELECT convert_to(totals, 'UTF8') FROM reverify_checkpoint WHERE job = $1",
     policy_is_stored: "SELECT 1 FROM evidence_verification WHERE policy = $1 LIMIT 1",
     stored_policies: "SELECT DISTINCT convert_to(policy, 'UTF8') FROM evidence_verification ORDER BY 1",
+    tool_exists: "SELECT 1 FROM tool_invocation WHERE tool_name = $1 LIMIT 1",
+    tool_names: "SELECT DISTINCT convert_to(tool_name, 'UTF8') FROM tool_invocation ORDER BY 1 LIMIT $1",
     select_runs_in: postgres_select!("(CAST($1 AS TIMESTAMP) IS NULL OR t.created_at >= CAST($2 AS TIMESTAMP)) AND (CAST($3 AS TIMESTAMP) IS NULL OR t.created_at < CAST($4 AS TIMESTAMP)) AND t.run_id IN "),
     select_sessions_in: postgres_select!("(CAST($1 AS TIMESTAMP) IS NULL OR t.created_at >= CAST($2 AS TIMESTAMP)) AND (CAST($3 AS TIMESTAMP) IS NULL OR t.created_at < CAST($4 AS TIMESTAMP)) AND t.run_id IS NULL AND t.session_id IN "),
     select_verdicts_runs_in: concat!(postgres_verdict_columns!(), " WHERE t.run_id IN "),

@@ -25,6 +25,9 @@ pub enum ErrorKind {
     Authentication,
     /// A table groundcheck needs is missing: the database was not migrated.
     MissingTable,
+    /// `tool_invocation` exists but lacks a column every read selects (not one of the
+    /// seed's V010 columns, which are read as NULL when missing); the message names it.
+    MissingColumn,
     /// The server refused the statement: the user lacks a privilege, or the session is
     /// read-only (a replica).
     Refused,

@@ -8,6 +8,28 @@ use std::sync::{Arc, Mutex};
 /// The columns of `tool_invocation` an older agent schema may lack (the seed's V010).
 pub(crate) const OPTIONAL_COLUMNS: [&str; 2] = ["relevance_level", "dedup_reason"];
 
+/// The columns of `tool_invocation` every read selects: the seed's V005 table. A table
+/// without one of them cannot be read, and the error names it.
+pub(crate) const REQUIRED_COLUMNS: [&str; 17] = [
+    "id",
+    "session_id",
+    "run_id",
+    "step_id",
+    "tool_name",
+    "input_params",
+    "output_preview",
+    "output_length",
+    "retrieval_layer",
+    "l0_match_count",
+    "l1_match_count",
+    "is_truncated",
+    "retrieval_details",
+    "duration_ms",
+    "success",
+    "error_message",
+    "created_at",
+];
+
 /// What the database holds of what groundcheck reads, found once per store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Schema {

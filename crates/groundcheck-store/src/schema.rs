@@ -17,8 +17,9 @@
 use sqlx::migrate::{Migrate, Migrator};
 use sqlx::{AssertSqlSafe, Row};
 
+use crate::error::ErrorKind;
 use crate::error::StoreError;
-use crate::holds::{Schema, OPTIONAL_COLUMNS};
+use crate::holds::{Schema, OPTIONAL_COLUMNS, REQUIRED_COLUMNS};
 use crate::store::{Pool, Store};
 use crate::url::Engine;
 
@@ -189,6 +190,8 @@ impl Store {
         if !there[0] && !there[1] && !self.has_table("tool_invocation").await? {
             there[0] = true;
             there[1] = true;
+        } else {
+            self.required_columns().await?;
         }
         let schema = Schema {
             columns: [there[0], there[1]],
@@ -200,8 +203,37 @@ impl Store {
         Ok(schema)
     }
 
-    async fn has_table(&self, table: &str) -> Result<bool, StoreError> {
-        let probe = format!("SELECT 1 FROM {table} WHERE 1 = 0");
+    /// Fails, naming them, when `tool_invocation` lacks any of [`REQUIRED_COLUMNS`]: one
+    /// probe when all are there, one per column to find which when not.
+    async fn required_columns(&self) -> Result<(), StoreError> {
+        let all = format!("SELECT {} FROM tool_invocation WHERE 1 = 0", REQUIRED_COLUMNS.join(", "));
+        if self.probe(&all).await? {
+            return Ok(());
+        }
+        let mut lacking = Vec::new();
+        for column in REQUIRED_COLUMNS {
+            if !self.probe(&format!("SELECT {column} FROM tool_invocation WHERE 1 = 0")).await? {
+                lacking.push(column);
+            }
+        }
+        let engine = match self.engine() {
+            Engine::Sqlite => "sqlite",
+            Engine::MySql => "mysql",
+            Engine::Postgres => "postgres",
+        };
+        let (noun, pronoun) = if lacking.len() == 1 { ("column", "it") } else { ("columns", "them") };
+        let message = format!(
+            "tool_invocation has no {noun} {}: add {pronoun} with the type the agent's schema gives (as in \
+             groundcheck's migrations/{engine}/0005_create_tool_invocation.sql), or point --database at the \
+             agent's own database",
+            lacking.join(", "),
+        );
+        Err(StoreError::new(ErrorKind::MissingColumn, &self.url, "reading tool_invocation", message))
+    }
+
+    /// Whether `probe` runs; `false` when a table or column it names is missing.
+    async fn probe(&self, probe: &str) -> Result<bool, StoreError> {
+        let probe = probe.to_string();
         let result = match &self.pool {
             Pool::Sqlite(pool) => sqlx::query(AssertSqlSafe(probe)).execute(pool).await.map(drop),
             Pool::MySql(pool) => sqlx::query(AssertSqlSafe(probe)).execute(pool).await.map(drop),
@@ -212,6 +244,10 @@ impl Store {
             Err(e) if missing(&e) => Ok(false),
             Err(e) => Err(StoreError::query(&self.url, "reading the schema", &e)),
         }
+    }
+
+    async fn has_table(&self, table: &str) -> Result<bool, StoreError> {
+        self.probe(&format!("SELECT 1 FROM {table} WHERE 1 = 0")).await
     }
 }
 

@@ -618,6 +618,36 @@ impl Store {
                 .map_err(|e| self.error(action, e))
         })
     }
+
+    /// Those of `tools` that no `tool_invocation` row has, in the order given (one index
+    /// lookup each): a `--tool` with a typo selects nothing, and should say so.
+    pub async fn missing_tools<'t>(&self, tools: &'t [String]) -> Result<Vec<&'t str>, StoreError> {
+        let action = "reading tool_invocation";
+        let mut missing = Vec::new();
+        for tool in tools {
+            let found = with_pool!(self, pool, sql => {
+                let row = sqlx::query(sql.tool_exists).bind(tool).fetch_optional(pool).await;
+                row.map_err(|e| self.error(action, e))?.is_some()
+            });
+            if !found {
+                missing.push(tool.as_str());
+            }
+        }
+        Ok(missing)
+    }
+
+    /// The first `limit` tool names of `tool_invocation`, in order.
+    pub async fn tool_names(&self, limit: u32) -> Result<Vec<String>, StoreError> {
+        let action = "reading tool_invocation";
+        with_pool!(self, pool, sql => {
+            let rows = sqlx::query(sql.tool_names).bind(i64::from(limit)).fetch_all(pool).await;
+            let rows = rows.map_err(|e| self.error(action, e))?;
+            rows.iter()
+                .map(|r| r.try_get::<Vec<u8>, _>(0).map(|b| String::from_utf8_lossy(&b).into_owned()))
+                .collect::<Result<_, _>>()
+                .map_err(|e| self.error(action, e))
+        })
+    }
 }
 
 #[cfg(test)]
