@@ -80,6 +80,9 @@ fn main() -> ExitCode {
         }
         Command::Reverify(args) => block_on(cmd::reverify::reverify(args, &mut output)),
         Command::Migrate { database } => block_on(cmd::migrate::migrate(&database.database, out)),
+        Command::Mcp { database } => groundcheck_mcp::serve_stdio(database.as_deref())
+            .map(|()| 0)
+            .map_err(|e| Failure::input(format!("groundcheck mcp: {e}"))),
     };
     // Output is written only once the command has succeeded: a failing command prints one
     // stderr line and nothing on stdout.
