@@ -45,6 +45,11 @@ impl Arguments {
         self.map.get(name).is_some_and(|v| !v.is_null())
     }
 
+    /// Whether `name` was given at all, null included (a column that is NULL).
+    pub fn given(&self, name: &str) -> bool {
+        self.map.contains_key(name)
+    }
+
     /// A string argument.
     pub fn string(&mut self, name: &str) -> Result<Option<String>, BadArgument> {
         match self.take(name) {

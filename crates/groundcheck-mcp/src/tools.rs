@@ -47,7 +47,8 @@ pub fn evidence_invocation(arguments: Option<JsonObject>) -> Result<(Invocation,
         (None, Some(text)) => Some(RawOutput::Text(text)),
         (None, None) => None,
     };
-    let retrieval_details = if args.has("retrieval_details") {
+    // retrieval_details given, even as null (the column NULL: no claim), replaces the refs.
+    let retrieval_details = if args.given("retrieval_details") {
         if args.has("evidence_refs") || args.has("evidence_status") {
             return Err(BadArgument::new(
                 "retrieval_details",
