@@ -33,7 +33,7 @@ mod tools;
 mod transport;
 
 pub use crate::server::Server;
-pub use crate::transport::{LineTransport, MAX_MESSAGE_BYTES, MAX_MESSAGE_DEPTH};
+pub use crate::transport::{LineTransport, CALLS_IN_FLIGHT, MAX_MESSAGE_BYTES, MAX_MESSAGE_DEPTH};
 
 use rmcp::ServiceExt;
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -91,4 +91,60 @@ where
         Err(e) => return Err(Error::Session(e.to_string())),
     };
     running.waiting().await.map(|_| ()).map_err(|e| Error::Session(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Value};
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    /// The server on an in-memory pipe with a 4 KiB message limit: every line gets its answer
+    /// (or, a notification, none), in order, and the server goes on after each.
+    #[tokio::test]
+    async fn every_bad_line_is_answered_and_the_server_goes_on() {
+        // One pipe each way, so that dropping the client's end is the server's end of input.
+        let (mut write, server_read) = tokio::io::duplex(1 << 16);
+        let (server_write, read) = tokio::io::duplex(1 << 16);
+        let server = tokio::spawn(serve(Server::new(), server_read, server_write, 4096));
+        let mut lines = BufReader::new(read).lines();
+        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params":
+            {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}});
+        let big = format!(
+            r#"{{"jsonrpc":"2.0","method":"tools/call","params":{{"name":"resolve_path","arguments":{{"path":"$","document_text":"{}"}}}},"id":"big"}}"#,
+            "x".repeat(10_000)
+        );
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"verify_evidence","arguments":{{"raw_output":{}{}}}}}}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        let sent = [
+            init.to_string(),
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
+            "\u{feff}not json".to_string(),
+            r#"{"jsonrpc":"2.0","id":1}"#.to_string(),
+            big,
+            deep,
+            r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#.to_string(),
+        ];
+        for line in sent {
+            write.write_all(format!("{line}\n").as_bytes()).await.unwrap();
+        }
+        let mut answers = Vec::new();
+        for _ in 0..6 {
+            let line = lines.next_line().await.unwrap().unwrap();
+            answers.push(serde_json::from_str::<Value>(&line).unwrap());
+        }
+        assert_eq!(answers[0]["id"], 0);
+        assert_eq!((&answers[1]["id"], &answers[1]["error"]["code"]), (&Value::Null, &json!(-32700)));
+        assert_eq!((&answers[2]["id"], &answers[2]["error"]["code"]), (&json!(1), &json!(-32600)));
+        assert_eq!((&answers[3]["id"], &answers[3]["result"]["isError"]), (&json!("big"), &json!(true)));
+        assert!(answers[3]["result"]["content"][0]["text"].as_str().unwrap().contains("over the 4096 bytes"));
+        assert_eq!((&answers[4]["id"], &answers[4]["result"]["isError"]), (&json!(3), &json!(true)));
+        assert_eq!(answers[5], json!({"jsonrpc": "2.0", "id": 2, "result": {}}));
+        drop(write);
+        assert!(lines.next_line().await.unwrap().is_none());
+        server.await.unwrap().unwrap();
+    }
 }

@@ -19,6 +19,7 @@ use tokio::sync::Semaphore;
 use crate::arguments::{Arguments, BadArgument};
 use crate::schema::{self, RESOLVE_PATH, VERIFY_EVIDENCE, VERIFY_RUN};
 use crate::tools::{self, Output};
+use crate::transport::CallSlot;
 
 /// The groundcheck MCP server: its tools, and the database `verify_run` reads, if any.
 #[derive(Clone)]
@@ -51,10 +52,21 @@ impl Server {
         context: &RequestContext<RoleServer>,
         work: impl FnOnce() -> Result<Output, BadArgument> + Send + 'static,
     ) -> Result<CallToolResult, McpError> {
+        // The call's place among those in flight and on a core both go with the work: a
+        // cancelled call's verification still ends before either is freed.
+        let slot = context.extensions.get::<CallSlot>().cloned();
         let work = async {
-            let _permit =
-                self.permits.acquire().await.map_err(|_| McpError::internal_error("shutting down", None))?;
-            let joined = tokio::task::spawn_blocking(move || catch_unwind(AssertUnwindSafe(work))).await;
+            let permit = self
+                .permits
+                .clone()
+                .acquire_owned()
+                .await
+                .map_err(|_| McpError::internal_error("shutting down", None))?;
+            let joined = tokio::task::spawn_blocking(move || {
+                let _held = (permit, slot);
+                catch_unwind(AssertUnwindSafe(work))
+            })
+            .await;
             Ok(match joined {
                 Ok(Ok(result)) => result_of(result),
                 Ok(Err(payload)) => panicked(payload.as_ref()),

@@ -9,13 +9,20 @@
 //! to read gets a tool result with `isError: true` naming the limit. The server then reads
 //! the next line. Everything written goes through one writer task, a line at a time, so
 //! answers never interleave on stdout.
+//!
+//! Memory stays bounded whatever a client sends: a line is kept up to the limit, at most
+//! [`CALLS_IN_FLIGHT`] tool calls are held at once (the next line is not read until one ends,
+//! so a client that floods the server waits on its pipe), and at most a few answers wait for a
+//! client that does not read them.
 
-use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use std::sync::Arc;
+
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, GetExtensions, JsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::service::{RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 
 use crate::envelope::Envelope;
 
@@ -27,6 +34,15 @@ pub const MAX_MESSAGE_BYTES: usize = 80 * 1024 * 1024;
 /// The deepest nesting a message may have: `serde_json`'s recursion limit, which the reader
 /// of every MCP message keeps so that no message can overflow the stack.
 pub const MAX_MESSAGE_DEPTH: usize = 128;
+
+/// Tool calls read and not yet finished, at most: each holds its arguments (up to
+/// [`MAX_MESSAGE_BYTES`]) in memory until its verification ends.
+pub const CALLS_IN_FLIGHT: usize = 4;
+
+/// A tool call's place among the [`CALLS_IN_FLIGHT`], carried in the request's extensions and
+/// freed when the call's work is done (the server moves it into that work).
+#[derive(Clone)]
+pub struct CallSlot(#[allow(dead_code)] Arc<OwnedSemaphorePermit>);
 
 /// Lines waiting for the writer: a client that stops reading stops the server's answers at
 /// this many, instead of letting them pile up in memory.
@@ -43,6 +59,9 @@ pub struct LineTransport<R> {
     pending: Option<Vec<u8>>,
     out: Option<mpsc::Sender<Vec<u8>>>,
     writer: Option<tokio::task::JoinHandle<()>>,
+    calls: Arc<Semaphore>,
+    /// The place the next message takes if it is a tool call, taken before it is read.
+    slot: Option<OwnedSemaphorePermit>,
 }
 
 /// An oversized line being thrown away: its length so far, and its top-level members.
@@ -65,6 +84,8 @@ impl<R: AsyncRead + Unpin + Send> LineTransport<R> {
             pending: None,
             out: Some(tx),
             writer: Some(writer),
+            calls: Arc::new(Semaphore::new(CALLS_IN_FLIGHT)),
+            slot: None,
         }
     }
 
@@ -243,6 +264,11 @@ impl<R: AsyncRead + Unpin + Send> Transport<RoleServer> for LineTransport<R> {
             if !self.flush_pending().await {
                 return None;
             }
+            if self.slot.is_none() {
+                // Waits while CALLS_IN_FLIGHT calls are being worked on: the next line stays
+                // in the pipe. Cancel-safe: a permit is kept only once acquired.
+                self.slot = Some(self.calls.clone().acquire_owned().await.ok()?);
+            }
             let read = match self.read_line().await {
                 Ok(Some(read)) => read,
                 Ok(None) => return None,
@@ -253,11 +279,15 @@ impl<R: AsyncRead + Unpin + Send> Transport<RoleServer> for LineTransport<R> {
             };
             let parsed = match read {
                 Line::Oversized(discard) => {
+                    const MIB: usize = 1024 * 1024;
+                    let limit = match self.max {
+                        max if max % MIB == 0 => format!("{} MiB", max / MIB),
+                        max => format!("{max} bytes"),
+                    };
                     let problem = format!(
-                        "the message is {} bytes, over the {} MiB one message may be; a raw output's text may be \
+                        "the message is {} bytes, over the {limit} one message may be; a raw output's text may be \
                          up to 64 MiB",
-                        discard.bytes,
-                        self.max / (1024 * 1024)
+                        discard.bytes
                     );
                     crate::log(&format!(
                         "a message of {} bytes was over the limit and not read",
@@ -276,7 +306,16 @@ impl<R: AsyncRead + Unpin + Send> Transport<RoleServer> for LineTransport<R> {
                 }
             };
             match parsed {
-                Parsed::Message(message) => return Some(*message),
+                Parsed::Message(mut message) => {
+                    if let JsonRpcMessage::Request(request) = message.as_mut() {
+                        if let ClientRequest::CallToolRequest(call) = &mut request.request {
+                            if let Some(slot) = self.slot.take() {
+                                call.extensions_mut().insert(CallSlot(Arc::new(slot)));
+                            }
+                        }
+                    }
+                    return Some(*message);
+                }
                 Parsed::Answer(line) => {
                     if !self.queue(line).await {
                         return None;
