@@ -42,7 +42,9 @@ pub const CALLS_IN_FLIGHT: usize = 4;
 /// A tool call's place among the [`CALLS_IN_FLIGHT`], carried in the request's extensions and
 /// freed when the call's work is done (the server moves it into that work).
 #[derive(Clone)]
-pub struct CallSlot(#[allow(dead_code)] Arc<OwnedSemaphorePermit>);
+pub struct CallSlot {
+    _permit: Arc<OwnedSemaphorePermit>,
+}
 
 /// Lines waiting for the writer: a client that stops reading stops the server's answers at
 /// this many, instead of letting them pile up in memory.
@@ -310,7 +312,7 @@ impl<R: AsyncRead + Unpin + Send> Transport<RoleServer> for LineTransport<R> {
                     if let JsonRpcMessage::Request(request) = message.as_mut() {
                         if let ClientRequest::CallToolRequest(call) = &mut request.request {
                             if let Some(slot) = self.slot.take() {
-                                call.extensions_mut().insert(CallSlot(Arc::new(slot)));
+                                call.extensions_mut().insert(CallSlot { _permit: Arc::new(slot) });
                             }
                         }
                     }
