@@ -9,8 +9,10 @@
 #    unless GROUNDCHECK_TEST_MYSQL_URL and GROUNDCHECK_TEST_POSTGRES_URL already name servers.
 # 3. Runs every suite: the Rust workspace (unit, integration, browser, database and doc tests),
 #    then the Python package (crates/groundcheck-py) built into a virtual environment under
-#    target/ and tested with pytest against the same binary, then the Java library
-#    (bindings/java over crates/groundcheck-jni) with JUnit 5 (scripts/test-java.sh).
+#    target/ and tested with pytest against the same binary, then `groundcheck mcp` driven by
+#    the official MCP Python SDK (crates/groundcheck-mcp/tests-python) in the same environment,
+#    then the Java library (bindings/java over crates/groundcheck-jni) with JUnit 5
+#    (scripts/test-java.sh).
 # 4. Stops the servers it started, and only those, however the suites ended.
 #
 # Run it again and it reuses what is installed; servers that were running before it started
@@ -86,9 +88,14 @@ venv=target/python-venv
 log "Python: crates/groundcheck-py in $venv, pytest"
 rm -rf "$venv"
 python3 -m venv "$venv"
-"$venv/bin/pip" install --quiet --disable-pip-version-check maturin pytest mypy mcp
+"$venv/bin/pip" install --quiet --disable-pip-version-check maturin pytest mypy mcp jsonschema
 (cd crates/groundcheck-py && VIRTUAL_ENV="$PWD/../../$venv" "../../$venv/bin/maturin" develop --quiet)
 GROUNDCHECK_BIN="$PWD/target/debug/groundcheck" "$venv/bin/python" -m pytest -q -p no:cacheprovider crates/groundcheck-py/tests
+
+# The MCP server: the official MCP Python SDK (`mcp`) drives the binary over stdio. Nothing in
+# it is skipped: a missing package or binary fails the suite.
+log "MCP: crates/groundcheck-mcp/tests-python, pytest"
+GROUNDCHECK_BIN="$PWD/target/debug/groundcheck" "$venv/bin/python" -m pytest -q -p no:cacheprovider crates/groundcheck-mcp/tests-python
 
 # The Java library: the JNI crate built, the jar packaged with it, JUnit 5 run on the console
 # launcher; a skipped test fails it, and its JDBC test needs the MariaDB server started above.

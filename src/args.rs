@@ -220,6 +220,23 @@ pub enum Command {
         #[arg(value_name = "COMMAND")]
         command: Option<String>,
     },
+    /// Serve the Model Context Protocol on stdin and stdout, for agents and MCP clients.
+    ///
+    /// An MCP host starts this command and talks to it over its standard input and output (one
+    /// JSON-RPC message a line; logs go to stderr). Tools: verify_evidence (a tool output and the
+    /// evidence cited from it: the verdict, with the nearest text and where else a quote is) and
+    /// resolve_path (what a path selects); with --database, verify_run (a stored run's report),
+    /// the database opened read only. The server runs until the client closes its stdin.
+    #[command(after_help = "Examples:\n  \
+        groundcheck mcp\n  \
+        groundcheck mcp --database sqlite://groundcheck.db\n\n\
+        An MCP host's configuration: {\"command\": \"groundcheck\", \"args\": [\"mcp\"]}")]
+    Mcp {
+        /// Offer verify_run, reading runs from this database (read only): sqlite:, mysql:/mariadb:
+        /// or postgres:. Not read from $DATABASE_URL: without this flag there is no verify_run.
+        #[arg(long, value_name = "URL")]
+        database: Option<String>,
+    },
 }
 
 /// The arguments of `reverify`.

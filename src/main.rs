@@ -82,6 +82,10 @@ fn main() -> ExitCode {
         Command::Migrate { database } => block_on(cmd::migrate::migrate(&database.database, out)),
         Command::Completions { shell } => cmd::generate::completions(shell, out),
         Command::Man { command } => cmd::generate::man(command.as_deref(), out),
+        Command::Mcp { database } => groundcheck_mcp::serve_stdio(database.as_deref())
+            .map(|()| 0)
+            // A database error starts with the (redacted) URL, as every command's does.
+            .map_err(|e| Failure::input(e.to_string())),
     };
     // Output is written only once the command has succeeded: a failing command prints one
     // stderr line and nothing on stdout.

@@ -651,7 +651,7 @@ fn resolve_rejects_bad_paths_and_non_json_with_exit_two() {
 
 #[test]
 fn every_command_has_help_with_an_example() {
-    for command in ["verify", "resolve", "import", "run", "export", "reverify", "migrate"] {
+    for command in ["verify", "resolve", "import", "run", "export", "reverify", "migrate", "mcp"] {
         let out = run([command, "--help"]);
         assert_eq!(out.code, 0);
         assert!(out.stdout.contains("Examples:"), "{command} --help: {}", out.stdout);

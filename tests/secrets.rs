@@ -23,6 +23,8 @@ fn commands(out: &Path) -> Vec<Vec<String>> {
         vec!["reverify"],
         vec!["reverify", "--write", "--format", "json"],
         vec!["reverify", "--write", "--resume", "--format", "jsonl"],
+        // The MCP server opens the database, says which on stderr, and ends at its empty stdin.
+        vec!["mcp"],
     ]
     .iter()
     .map(|args| args.iter().map(|a| a.to_string()).collect())

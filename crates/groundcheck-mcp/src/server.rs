@@ -1,0 +1,226 @@
+//! The MCP server: rmcp's `ServerHandler` answering `tools/list` and `tools/call` (rmcp
+//! answers `initialize`, `ping` and cancellation). Each call's work runs on the blocking pool
+//! under a panic guard, at most [`Server::concurrent_calls`] at once, and a cancelled call's
+//! answer is dropped by rmcp.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+use groundcheck_core::{Policy, Run, Verifier};
+use groundcheck_store::{into_run, RunKey, Store, Window};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, InitializeResult,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use tokio::sync::Semaphore;
+
+use crate::arguments::{Arguments, BadArgument};
+use crate::schema::{self, RESOLVE_PATH, VERIFY_EVIDENCE, VERIFY_RUN};
+use crate::tools::{self, Output};
+use crate::transport::CallSlot;
+
+/// The groundcheck MCP server: its tools, and the database `verify_run` reads, if any.
+#[derive(Clone)]
+pub struct Server {
+    store: Option<Arc<Store>>,
+    permits: Arc<Semaphore>,
+}
+
+impl Server {
+    /// A server with the tools that need no database.
+    pub fn new() -> Server {
+        Server { store: None, permits: Arc::new(Semaphore::new(Server::concurrent_calls())) }
+    }
+
+    /// A server whose `verify_run` reads runs from `store` (opened read only by the caller).
+    pub fn with_store(store: Store) -> Server {
+        Server { store: Some(Arc::new(store)), ..Server::new() }
+    }
+
+    /// Calls verified at once: one per core. More would only queue on the CPUs while each
+    /// held its document in memory; calls past this wait their turn.
+    pub fn concurrent_calls() -> usize {
+        std::thread::available_parallelism().map_or(2, |n| n.get())
+    }
+
+    /// Runs `work` on the blocking pool with a panic caught, unless the call is cancelled
+    /// first.
+    async fn blocking(
+        &self,
+        context: &RequestContext<RoleServer>,
+        work: impl FnOnce() -> Result<Output, BadArgument> + Send + 'static,
+    ) -> Result<CallToolResult, McpError> {
+        // The call's place among those in flight and on a core both go with the work: a
+        // cancelled call's verification still ends before either is freed.
+        let slot = context.extensions.get::<CallSlot>().cloned();
+        let work = async {
+            let permit = self
+                .permits
+                .clone()
+                .acquire_owned()
+                .await
+                .map_err(|_| McpError::internal_error("shutting down", None))?;
+            let joined = tokio::task::spawn_blocking(move || {
+                let _held = (permit, slot);
+                catch_unwind(AssertUnwindSafe(work))
+            })
+            .await;
+            Ok(match joined {
+                Ok(Ok(result)) => result_of(result),
+                Ok(Err(payload)) => panicked(payload.as_ref()),
+                Err(e) => tool_error(&format!("groundcheck failed (a bug; please report the input): {e}")),
+            })
+        };
+        tokio::select! {
+            result = work => result,
+            () = context.ct.cancelled() => Err(McpError::internal_error("cancelled by the client", None)),
+        }
+    }
+
+    async fn verify_run(
+        &self,
+        store: Arc<Store>,
+        arguments: Option<rmcp::model::JsonObject>,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        let (key, policy) = match run_arguments(arguments) {
+            Ok(read) => read,
+            Err(e) => return Ok(tool_error(&e.0)),
+        };
+        let window = Window::default();
+        let rows = tokio::select! {
+            rows = store.read_key(&key, &window) => rows,
+            () = context.ct.cancelled() => return Err(McpError::internal_error("cancelled by the client", None)),
+        };
+        let rows = match rows {
+            Ok(rows) => rows,
+            // The store's messages name the database by its redacted URL only.
+            Err(e) => return Ok(tool_error(&e.to_string())),
+        };
+        let Some(run) = into_run(rows) else {
+            return Ok(tool_error(&format!("{}: {key}: no invocations found", store.display_url())));
+        };
+        self.blocking(context, move || Ok(report(&run, policy))).await
+    }
+}
+
+impl Server {
+    /// The protocol error for a tool this server does not have (`-32602`, as MCP says).
+    fn unknown_tool(&self, name: &str) -> McpError {
+        let known: Vec<String> =
+            schema::tools(self.store.is_some()).iter().map(|t| t.name.to_string()).collect();
+        McpError::invalid_params(
+            format!(
+                "unknown tool {:?} (this server has: {})",
+                crate::arguments::clip(name),
+                known.join(", ")
+            ),
+            None,
+        )
+    }
+}
+
+impl Default for Server {
+    fn default() -> Server {
+        Server::new()
+    }
+}
+
+fn report(run: &Run, policy: Policy) -> Output {
+    tools::report_output(&Verifier::new(policy).verify_runs(std::slice::from_ref(run)))
+}
+
+fn run_arguments(arguments: Option<rmcp::model::JsonObject>) -> Result<(RunKey, Policy), BadArgument> {
+    let mut args = Arguments::new(arguments, &["run_id", "session_id", "policy"])?;
+    let policy = args.policy()?;
+    let key = match (args.string("run_id")?, args.string("session_id")?) {
+        (Some(_), Some(_)) => return Err(BadArgument::new("run_id", "give run_id or session_id, not both")),
+        (Some(run), None) => RunKey::Run(run),
+        (None, Some(session)) => RunKey::Session(session),
+        (None, None) => {
+            return Err(BadArgument::new("run_id", "required: the run to verify (or session_id)"))
+        }
+    };
+    Ok((key, policy))
+}
+
+fn result_of(result: Result<Output, BadArgument>) -> CallToolResult {
+    match result {
+        Ok(output) => {
+            let mut result = CallToolResult::structured(output.structured);
+            result.content = vec![ContentBlock::text(output.text)];
+            result
+        }
+        Err(e) => tool_error(&e.0),
+    }
+}
+
+fn tool_error(message: &str) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(message.to_string())])
+}
+
+fn panicked(payload: &(dyn std::any::Any + Send)) -> CallToolResult {
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".to_string());
+    crate::log(&format!("a tool call panicked: {what}"));
+    tool_error(&format!("groundcheck panicked (a bug; please report the input): {what}"))
+}
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        let mut info = InitializeResult::new(ServerCapabilities::builder().enable_tools().build()).with_instructions(
+            "groundcheck checks evidence you cite against the tool output it came from. Before you state a \
+             diagnosis, call verify_evidence with the output and your evidence_refs ({raw_path, text}); correct \
+             or drop every ref it does not verify. resolve_path shows what a path selects.",
+        );
+        let mut implementation = Implementation::default();
+        implementation.name = "groundcheck".into();
+        implementation.title = Some("groundcheck evidence verification".into());
+        implementation.version = env!("CARGO_PKG_VERSION").into();
+        info.server_info = implementation;
+        info
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(schema::tools(self.store.is_some())))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let arguments = request.arguments;
+        let result = match request.name.as_ref() {
+            VERIFY_EVIDENCE => {
+                self.blocking(&context, move || {
+                    let (invocation, policy) = tools::evidence_invocation(arguments)?;
+                    Ok(tools::verify_evidence(&invocation, policy))
+                })
+                .await
+            }
+            RESOLVE_PATH => {
+                self.blocking(&context, move || {
+                    let (doc, path) = tools::resolve_arguments(arguments)?;
+                    tools::resolve_path(&doc, &path)
+                })
+                .await
+            }
+            VERIFY_RUN if self.store.is_some() => match self.store.clone() {
+                Some(store) => self.verify_run(store, arguments, &context).await,
+                None => Err(self.unknown_tool(VERIFY_RUN)),
+            },
+            other => Err(self.unknown_tool(other)),
+        };
+        result.map(CallToolResponse::from)
+    }
+}

@@ -1,0 +1,517 @@
+"""`groundcheck mcp` driven by a client no one here wrote: the official MCP Python SDK
+(``mcp``: ``stdio_client`` + ``ClientSession``) starts the built binary and lists and calls
+every tool. Each ``structuredContent`` is validated against the tool's declared
+``outputSchema`` with ``jsonschema``, verdicts are compared with ``groundcheck verify --format
+json`` for every invocation of every shipped fixture, ``verify_run`` with ``groundcheck run``,
+and hostile arguments and raw malformed bytes must leave the server answering.
+
+The binary is ``GROUNDCHECK_BIN`` (``scripts/test.sh`` sets it), else ``target/debug/groundcheck``."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import subprocess
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import jsonschema
+import pytest
+from mcp import ClientSession, StdioServerParameters, types
+from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import MCPError
+
+ROOT = Path(__file__).resolve().parents[3]
+FIXTURES = sorted((ROOT / "fixtures").glob("*.json"))
+BIN = os.environ.get("GROUNDCHECK_BIN", str(ROOT / "target" / "debug" / "groundcheck"))
+TOOLS = {"verify_evidence", "resolve_path"}
+
+
+def cli(*args: str, cwd: Path | None = None) -> str:
+    done = subprocess.run([BIN, *args], capture_output=True, text=True, cwd=cwd)
+    assert done.returncode in (0, 1), done.stderr
+    return done.stdout
+
+
+@contextlib.asynccontextmanager
+async def session(*args: str) -> AsyncIterator[ClientSession]:
+    params = StdioServerParameters(command=BIN, args=["mcp", *args])
+    with open(os.devnull, "w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write):
+            async with ClientSession(read, write) as s:
+                result = await s.initialize()
+                assert result.server_info.name == "groundcheck"
+                yield s
+
+
+async def schemas(s: ClientSession) -> dict[str, dict[str, Any]]:
+    return {t.name: t.output_schema for t in (await s.list_tools()).tools if t.output_schema is not None}
+
+
+async def call(s: ClientSession, name: str, arguments: dict[str, Any], out: dict[str, Any]) -> types.CallToolResult:
+    """A successful call whose structured content validates against the tool's outputSchema."""
+    result = await s.call_tool(name, arguments)
+    assert isinstance(result, types.CallToolResult)
+    text = result.content[0].text if result.content and isinstance(result.content[0], types.TextContent) else ""
+    assert not result.is_error, text
+    assert text.strip(), "a text block for the model"
+    jsonschema.validate(result.structured_content, out[name])
+    return result
+
+
+async def call_error(s: ClientSession, name: str, arguments: dict[str, Any]) -> str:
+    """A call that must be a tool result with isError and one message; the message."""
+    result = await s.call_tool(name, arguments)
+    assert isinstance(result, types.CallToolResult)
+    assert result.is_error, result
+    assert len(result.content) == 1 and isinstance(result.content[0], types.TextContent)
+    message = result.content[0].text
+    assert "\n" not in message and 10 < len(message) < 1000, message
+    return message
+
+
+# --------------------------------------------------------------------------------------------
+# Exact JSON: numbers keep their text (the engine matches numbers as written)
+# --------------------------------------------------------------------------------------------
+
+
+class Raw(str):
+    """A JSON number's text as written."""
+
+
+def load_exact(text: str) -> Any:
+    return json.loads(text, parse_float=Raw, parse_int=Raw)
+
+
+def plain(value: Any) -> Any:
+    if isinstance(value, Raw):
+        return json.loads(value)
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    return value
+
+
+def exact(value: Any) -> str:
+    if isinstance(value, Raw):
+        return str(value)
+    if isinstance(value, list):
+        return "[" + ",".join(exact(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ",".join(json.dumps(k) + ":" + exact(v) for k, v in value.items()) + "}"
+    return json.dumps(value)
+
+
+def survives_python(value: Any, depth: int = 1) -> bool:
+    """Whether the SDK can send `value` as JSON unchanged: every number survives Python's
+    float, and the nesting is well within what a message may have."""
+    if depth > 100:
+        return False
+    if isinstance(value, Raw):
+        return json.dumps(json.loads(value)) == value
+    if isinstance(value, list):
+        return all(survives_python(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return all(survives_python(v, depth + 1) for v in value.values())
+    return True
+
+
+COLUMNS = ("id", "tool_name", "success", "error_message", "output_preview", "output_length", "is_truncated")
+
+
+def evidence_arguments(invocation: dict[str, Any]) -> dict[str, Any]:
+    """verify_evidence's arguments for a bundle's invocation."""
+    args = {c: plain(invocation[c]) for c in COLUMNS if c in invocation}
+    if "retrieval_details" in invocation:
+        details = invocation["retrieval_details"]
+        assert survives_python(details), "retrieval_details that JSON in Python cannot carry"
+        args["retrieval_details"] = plain(details)
+    else:
+        args["evidence_refs"] = []
+    if "raw_output" in invocation:
+        raw = invocation["raw_output"]
+        if survives_python(raw):
+            args["raw_output"] = plain(raw)
+        else:
+            # Numbers a Python float would rewrite (0.950, 1e3): the exact text instead.
+            args["raw_output_text"] = exact(raw)
+    if "raw_output_text" in invocation:
+        args["raw_output_text"] = invocation["raw_output_text"]
+    return args
+
+
+# --------------------------------------------------------------------------------------------
+# Tools
+# --------------------------------------------------------------------------------------------
+
+
+def test_tools_are_listed_with_schemas_and_annotations() -> None:
+    async def main() -> None:
+        async with session() as s:
+            tools = (await s.list_tools()).tools
+            assert {t.name for t in tools} == TOOLS
+            for t in tools:
+                jsonschema.Draft202012Validator.check_schema(t.input_schema)
+                assert t.output_schema is not None and t.output_schema["type"] == "object"
+                jsonschema.Draft202012Validator.check_schema(t.output_schema)
+                assert t.annotations is not None
+                assert (t.annotations.read_only_hint, t.annotations.idempotent_hint, t.annotations.open_world_hint) == (
+                    True,
+                    True,
+                    False,
+                )
+                assert t.description
+            await s.send_ping()
+
+    anyio.run(main)
+
+
+def test_fixtures_exist() -> None:
+    assert len(FIXTURES) >= 25
+
+
+def test_every_fixture_invocation_gets_the_cli_verdict() -> None:
+    async def main() -> int:
+        checked = 0
+        async with session() as s:
+            out = await schemas(s)
+            for fixture in FIXTURES:
+                report = json.loads(cli("verify", "--format", "json", str(fixture)))
+                expected = {v["id"]: v for run in report["runs"] for v in run["invocations"]}
+                bundle = load_exact(fixture.read_text())
+                for invocation in bundle["invocations"]:
+                    result = await call(s, "verify_evidence", evidence_arguments(invocation), out)
+                    key = plain(invocation["id"])
+                    assert result.structured_content == expected[key], f"{fixture.name} id {key}"
+                    checked += 1
+        return checked
+
+    assert anyio.run(main) >= 150
+
+
+@pytest.mark.parametrize("flags", [("any", "exact", "0.9"), ("all", "normalized", "0.9"), ("any", "fuzzy", "0.8")])
+def test_a_policy_gives_the_cli_verdicts_under_the_same_flags(flags: tuple[str, str, str]) -> None:
+    require, match, min_score = flags
+    fixture = ROOT / "fixtures" / "16_policy_sensitivity_cpu_throttling.json"
+    report = json.loads(
+        cli("verify", "--format", "json", "--require", require, "--match", match, "--min-score", min_score, str(fixture))
+    )
+    expected = {v["id"]: v for run in report["runs"] for v in run["invocations"]}
+
+    async def main() -> None:
+        async with session() as s:
+            out = await schemas(s)
+            for invocation in load_exact(fixture.read_text())["invocations"]:
+                args = evidence_arguments(invocation)
+                args["policy"] = {"require": require, "match": match, "min_score": float(min_score)}
+                result = await call(s, "verify_evidence", args, out)
+                assert result.structured_content == expected[plain(invocation["id"])]
+
+    anyio.run(main)
+
+
+def test_a_misquote_is_told_with_its_nearest_text_and_where_the_quote_is() -> None:
+    async def main() -> None:
+        async with session() as s:
+            out = await schemas(s)
+            output = {"logs": [{"message": "dial tcp 10.0.0.7:5432: connection refused"}, {"message": "pool exhausted"}]}
+            result = await call(
+                s,
+                "verify_evidence",
+                {
+                    "raw_output": output,
+                    "evidence_refs": [
+                        {"raw_path": "$.logs[0].message", "text": "connection reset"},
+                        {"raw_path": "$.logs[0].message", "text": "pool exhausted"},
+                    ],
+                    "evidence_status": "supported",
+                    "tool_name": "query_logs",
+                },
+                out,
+            )
+            verdict = result.structured_content
+            assert verdict is not None and verdict["status"] == "unsupported"
+            assert verdict["refs"][0]["nearest"]["path"] == "$['logs'][0]['message']"
+            assert verdict["refs"][1]["elsewhere"] == "$['logs'][1]['message']"
+            text = result.content[0].text  # type: ignore[union-attr]
+            assert "nearest" in text and "found elsewhere at $['logs'][1]['message']" in text, text
+
+    anyio.run(main)
+
+
+RESOLVE_CASES = [
+    ("01_order_svc_5xx_spike.json", "$.invocations[*].tool_name"),
+    ("01_order_svc_5xx_spike.json", "/invocations/0/id"),
+    ("09_numbers_as_written.json", "$..raw_output"),
+    ("22_json_encoded_twice.json", "$.invocations[0].raw_output_text"),
+    ("07_pod_status_bracket_keys.json", "$.nothing_here"),
+]
+
+
+def test_resolve_path_gives_what_resolve_prints() -> None:
+    async def main() -> None:
+        async with session() as s:
+            out = await schemas(s)
+            for name, path in RESOLVE_CASES:
+                fixture = ROOT / "fixtures" / name
+                expected = {"nodes": json.loads(cli("resolve", "--path", path, str(fixture)))}
+                text = fixture.read_text()
+                got = await call(s, "resolve_path", {"document_text": text, "path": path}, out)
+                assert got.structured_content == expected, (name, path)
+                doc = load_exact(text)
+                if survives_python(doc):
+                    got = await call(s, "resolve_path", {"document": plain(doc), "path": path}, out)
+                    assert got.structured_content == expected, (name, path)
+            # A path into JSON held in a string is marked as the command marks it.
+            got = await call(s, "resolve_path", {"document": {"body": '{"a": [7]}'}, "path": "$.body.a[0]"}, out)
+            assert got.structured_content == {"nodes": [{"path": "$['body']['a'][0]", "value": 7, "descended": True}]}
+
+    anyio.run(main)
+
+
+def test_verify_run_gives_the_run_command_s_report(tmp_path: Path) -> None:
+    db = tmp_path / "gc.db"
+    url = f"sqlite://{db}"
+    cli("import", "--database", url, str(ROOT / "fixtures"), cwd=tmp_path)
+    report = json.loads(cli("verify", "--format", "json", str(ROOT / "fixtures")))
+    run_ids = [r["run_id"] for r in report["runs"] if r["run_id"] is not None]
+    sessions = sorted({r["session_id"] for r in report["runs"] if r["run_id"] is None})
+    assert len(run_ids) >= 10 and sessions
+
+    async def main() -> None:
+        async with session("--database", url) as s:
+            assert {t.name for t in (await s.list_tools()).tools} == TOOLS | {"verify_run"}
+            out = await schemas(s)
+            for run_id in run_ids:
+                expected = json.loads(cli("run", "--database", url, "--format", "json", run_id, cwd=tmp_path))
+                got = await call(s, "verify_run", {"run_id": run_id}, out)
+                assert got.structured_content == expected, run_id
+            for session_id in sessions:
+                expected = json.loads(cli("run", "--database", url, "--format", "json", "--session", session_id))
+                got = await call(s, "verify_run", {"session_id": session_id}, out)
+                assert got.structured_content == expected, session_id
+            expected = json.loads(cli("run", "--database", url, "--format", "json", "--match", "exact", run_ids[0]))
+            got = await call(s, "verify_run", {"run_id": run_ids[0], "policy": {"match": "exact"}}, out)
+            assert got.structured_content == expected
+            message = await call_error(s, "verify_run", {"run_id": "no-such-run"})
+            assert "no-such-run: no invocations found" in message, message
+            # The database was opened read only: nothing was written to it.
+            assert not (tmp_path / "gc.db-wal").exists() or (tmp_path / "gc.db-wal").stat().st_size == 0
+
+    anyio.run(main)
+
+
+def test_a_database_password_is_never_shown() -> None:
+    done = subprocess.run(
+        [BIN, "mcp", "--database", "postgres://reader:s3cr3t-pw@127.0.0.1:1/agent"],
+        input=b"",
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stdout == b""
+    assert b"s3cr3t-pw" not in done.stderr and b"reader:***@127.0.0.1:1" in done.stderr, done.stderr
+
+
+# --------------------------------------------------------------------------------------------
+# Hostile arguments: a tool result with isError and one message, and the server goes on
+# --------------------------------------------------------------------------------------------
+
+
+def test_bad_arguments_are_tool_errors_and_the_server_goes_on() -> None:
+    refs = [{"raw_path": "$.a", "text": "1"}]
+
+    async def main() -> None:
+        async with session() as s:
+            out = await schemas(s)
+            cases: list[tuple[str, dict[str, Any], str]] = [
+                ("verify_evidence", {"raw_output": {"a": 1}, "evidence_refs": 5}, "evidence_refs: must be an array"),
+                ("verify_evidence", {"raw_output": {"a": 1}, "evidence_refs": refs, "id": "7"}, "id: must be an integer"),
+                ("verify_evidence", {"raw_output": {"a": 1}, "evidence_refs": refs, "policy": {"match": "loose"}},
+                 "policy.match: unknown match rung `loose`"),
+                ("verify_evidence", {"raw_output": {"a": 1}, "evidence_refs": refs, "policy": {"min_score": 0}},
+                 "policy.min_score: must be above 0"),
+                ("verify_evidence", {"raw_output": {"a": 1}, "evidence_refs": refs, "policy": {"min_score": 2}},
+                 "policy.min_score: "),
+                ("verify_evidence", {"raw_output": 1, "raw_output_text": "1", "evidence_refs": refs},
+                 "raw_output: give raw_output or raw_output_text, not both"),
+                ("verify_evidence", {"raw_ouptut": 1, "evidence_refs": refs}, "raw_ouptut: unknown argument"),
+                ("resolve_path", {"document": {"a": 1}, "path": "$["}, 'path: "$[": '),
+                ("resolve_path", {"document_text": "{not json", "path": "$"}, "document_text: "),
+                ("resolve_path", {"document": {"a": 1}}, "path: required"),
+                ("resolve_path", {"document": {"a": 1}, "path": ["$"]}, "path: must be a string, not an array"),
+            ]
+            for name, arguments, start in cases:
+                message = await call_error(s, name, arguments)
+                assert message.startswith(start), (message, start)
+            # An invalid path inside a ref is not a bad argument: it is that ref's verdict.
+            got = await call(s, "verify_evidence", {"raw_output": {"a": 1}, "evidence_refs": [{"raw_path": "$[", "text": "1"}]}, out)
+            assert got.structured_content is not None and got.structured_content["refs"][0]["outcome"] == "invalid_path"
+            with pytest.raises(MCPError):
+                await s.call_tool("no_such_tool", {})
+            got = await call(s, "verify_evidence", {"raw_output": {"a": 1}, "evidence_refs": refs}, out)
+            assert got.structured_content is not None and got.structured_content["status"] == "supported"
+
+    anyio.run(main)
+
+
+def test_a_100_mb_argument_is_refused_and_the_limits_of_the_engine_apply() -> None:
+    async def main() -> None:
+        async with session() as s:
+            out = await schemas(s)
+            refs = [{"raw_path": "$", "text": "x"}]
+            message = await call_error(s, "verify_evidence", {"raw_output_text": "x" * 100_000_000, "evidence_refs": refs})
+            assert "over the 80 MiB one message may be" in message, message
+            # Under the message limit but over the output limit: the engine's verdict says so.
+            got = await call(s, "verify_evidence", {"raw_output_text": "x" * (64 * 1024 * 1024 + 1), "evidence_refs": refs}, out)
+            assert got.structured_content is not None
+            assert got.structured_content["refs"][0]["outcome"] == "limit_exceeded"
+            # 10,000-deep nesting as text is an ordinary input: limit_exceeded, not an error.
+            deep = "[" * 10_000 + "]" * 10_000
+            got = await call(s, "verify_evidence", {"raw_output_text": deep, "evidence_refs": refs}, out)
+            assert got.structured_content is not None
+            assert got.structured_content["refs"][0]["outcome"] == "limit_exceeded"
+            await s.send_ping()
+
+    anyio.run(main)
+
+
+# --------------------------------------------------------------------------------------------
+# Raw bytes on the pipe: malformed messages are JSON-RPC errors; the server keeps serving
+# --------------------------------------------------------------------------------------------
+
+
+class Pipe:
+    """The server on raw pipes: bytes in, JSON lines out, nothing but JSON-RPC on stdout."""
+
+    def __init__(self, *args: str) -> None:
+        self.process = subprocess.Popen(
+            [BIN, "mcp", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        self.buffer = b""
+
+    def send(self, data: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(data)
+        self.process.stdin.flush()
+
+    def request(self, id: int, method: str, params: dict[str, Any] | None = None) -> None:
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": id, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(json.dumps(message).encode() + b"\n")
+
+    def receive(self, timeout: float = 60) -> dict[str, Any] | None:
+        assert self.process.stdout is not None
+        fd = self.process.stdout.fileno()
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.buffer:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                return None
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return None
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        message = json.loads(line)
+        assert message["jsonrpc"] == "2.0" and ("result" in message or "error" in message), message
+        return message
+
+    def initialize(self, version: str = "2025-06-18") -> dict[str, Any]:
+        self.request(0, "initialize", {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}})
+        answer = self.receive()
+        assert answer is not None and answer["id"] == 0
+        self.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        return answer
+
+    def close(self) -> tuple[int, bytes]:
+        assert self.process.stdin is not None and self.process.stderr is not None
+        self.process.stdin.close()
+        code = self.process.wait(timeout=60)
+        return code, self.process.stderr.read()
+
+
+def test_malformed_messages_are_json_rpc_errors_and_the_server_keeps_serving() -> None:
+    pipe = Pipe()
+    pipe.initialize()
+    malformed: list[tuple[bytes, int]] = [
+        (b"\xff\xfe not utf-8 \x00\n", -32700),
+        (b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \n", -32700),
+        (b"garbage\n", -32700),
+        (b"[]\n", -32600),
+        (b"{\"jsonrpc\": \"2.0\", \"id\": 3}\n", -32600),
+        (b"{\"jsonrpc\": \"2.0\", \"id\": 4, \"method\": \"tools/call\", \"params\": 5}\n", -32600),
+    ]
+    for data, code in malformed:
+        pipe.send(data)
+        answer = pipe.receive()
+        assert answer is not None and answer["error"]["code"] == code, (data, answer)
+    # An unknown method with an id: method not found, with that id.
+    pipe.request(5, "no/such/method")
+    answer = pipe.receive()
+    assert answer is not None and answer["id"] == 5 and answer["error"]["code"] == -32601, answer
+    # A notification nobody knows gets no answer; the next request does.
+    pipe.send(b'{"jsonrpc":"2.0","method":"notifications/whatever"}\n')
+    pipe.request(6, "tools/list")
+    answer = pipe.receive()
+    assert answer is not None and answer["id"] == 6 and {t["name"] for t in answer["result"]["tools"]} == TOOLS
+    code, stderr = pipe.close()
+    assert code == 0 and b"panicked" not in stderr, stderr
+
+
+def test_messages_too_deep_or_too_large_to_read_are_answered_by_id() -> None:
+    pipe = Pipe()
+    pipe.initialize()
+    deep = "[" * 10_000 + "]" * 10_000
+    line = '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"verify_evidence","arguments":{"raw_output":%s,"evidence_refs":[]}}}\n'
+    pipe.send((line % deep).encode())
+    answer = pipe.receive()
+    assert answer is not None and answer["id"] == 7 and answer["result"]["isError"] is True, answer
+    assert "nested deeper than 128 levels" in answer["result"]["content"][0]["text"]
+    # Over the message limit, with the id at the end: read to the end, kept to the limit.
+    big = '{"jsonrpc":"2.0","method":"tools/call","params":{"name":"resolve_path","arguments":{"document_text":"%s","path":"$"}},"id":"big"}\n'
+    pipe.send((big % ("x" * (90 * 1024 * 1024))).encode())
+    answer = pipe.receive()
+    assert answer is not None and answer["id"] == "big" and answer["result"]["isError"] is True, answer
+    # The same size as another request: an invalid-request error with its id.
+    pipe.send(('{"id":8,"method":"ping","params":{"x":"%s"},"jsonrpc":"2.0"}\n' % ("y" * (81 * 1024 * 1024))).encode())
+    answer = pipe.receive()
+    assert answer is not None and answer["id"] == 8 and answer["error"]["code"] == -32600, answer
+    pipe.request(9, "ping")
+    answer = pipe.receive()
+    assert answer == {"jsonrpc": "2.0", "id": 9, "result": {}}
+    code, stderr = pipe.close()
+    assert code == 0 and b"panicked" not in stderr, stderr
+
+
+@pytest.mark.parametrize(("asked", "agreed"), [("2024-11-05", "2024-11-05"), ("2025-06-18", "2025-06-18"), ("2025-11-25", "2025-11-25"), ("1999-01-01", "2025-11-25")])
+def test_initialize_negotiates_the_versions_the_sdk_supports(asked: str, agreed: str) -> None:
+    pipe = Pipe()
+    answer = pipe.initialize(asked)
+    assert answer["result"]["protocolVersion"] == agreed
+    assert answer["result"]["capabilities"] == {"tools": {}}
+    pipe.close()
+
+
+def test_a_cancelled_call_is_not_answered_and_the_server_goes_on() -> None:
+    pipe = Pipe()
+    pipe.initialize()
+    # Slow enough that the cancellation arrives first: 40 MB of text searched on the fuzzy rung.
+    text = "lorem ipsum dolor sit amet " * 1_500_000
+    arguments = {"raw_output_text": text, "evidence_refs": [{"raw_path": "$", "text": "not in there at all " * 20}],
+                 "policy": {"match": "fuzzy"}}
+    pipe.request(10, "tools/call", {"name": "verify_evidence", "arguments": arguments})
+    pipe.send(b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":10,"reason":"test"}}\n')
+    pipe.request(11, "ping")
+    answer = pipe.receive()
+    assert answer == {"jsonrpc": "2.0", "id": 11, "result": {}}
+    assert pipe.receive(timeout=5) is None, "the cancelled call was answered"
+    code, _ = pipe.close()
+    assert code == 0
