@@ -47,8 +47,9 @@
 //!   ([`Verifier::verify_runs`]); [`VerdictSet`] groups verdicts made one at a time.
 //! - **Reports**: [`Report`], [`RunReport`], [`Summary`], [`Verdict`], [`RefReport`],
 //!   [`Nearest`], and the enums [`Status`], [`Reason`], [`RefOutcome`], [`Source`],
-//!   [`Warning`]; [`SCHEMA`] names the JSON format.
-//! - **Paths**: [`resolve`] shows what a path selects ([`ResolvedNode`]).
+//!   [`Warning`], [`ReadAs`]; [`SCHEMA`] names the JSON format.
+//! - **Paths**: [`resolve`] shows what a path selects ([`ResolvedNode`]) in a document, and
+//!   [`resolve_text`] in a text, read as YAML or JSON Lines when it is not JSON.
 //! - **Errors**: one [`Error`], with its [`ErrorKind`] and [`Position`].
 //! - **For people**: [`view`] lays a document out one value a line, as the HTML page shows it.
 //!
@@ -99,10 +100,10 @@ pub use crate::invocation::{Invocation, RawOutput, RawOutputFile};
 pub use crate::json::Json;
 pub use crate::policy::{Limits, Policy, Require, Rung};
 pub use crate::report::{
-    Nearest, Reason, RefOutcome, RefReport, Report, RunReport, Source, Status, Summary, Verdict, Warning,
-    SCHEMA,
+    Nearest, ReadAs, Reason, RefOutcome, RefReport, Report, RunReport, Source, Status, Summary, Verdict,
+    Warning, SCHEMA,
 };
-pub use crate::resolve::{resolve, ResolvedNode};
+pub use crate::resolve::{resolve, resolve_text, ResolvedNode};
 pub use crate::run::{Run, RunSet, VerdictSet};
 pub use crate::score::Score;
 #[doc(hidden)]
