@@ -237,6 +237,13 @@ fn run(seed: u64, cases: u64) -> u64 {
         assert!(a.warnings.windows(2).all(|w| w[0] < w[1]), "warnings in order: {:?}", a.warnings);
         executions += 1;
     }
+    // Every route was exercised: located (singular paths), `Value` (general ones) and the tree.
+    for (fast, tree) in &verifiers {
+        let (taken, all_tree) = (fast.route_counts(), tree.route_counts());
+        if cases >= 1_000 {
+            assert!(taken.located > 0 && taken.value > 0 && all_tree.tree > 0, "{taken:?} {all_tree:?}");
+        }
+    }
     executions
 }
 
