@@ -258,3 +258,19 @@ fn resolve_reads_the_view_and_marks_its_nodes() {
     assert_eq!(resolve_text("$", "plain text").unwrap_err().kind(), ErrorKind::Json);
     assert_eq!(resolve_text("$", "{\"a\":1}").unwrap()[0].read_as, None);
 }
+
+#[test]
+fn json_pointers_are_decided_on_the_view_too() {
+    let pod = "status:\n  containerStatuses:\n  - lastState:\n      terminated:\n        reason: OOMKilled\n";
+    let path = "/status/containerStatuses/0/lastState/terminated/reason";
+    let v = against(pod, &[(path, "OOMKilled")]);
+    assert_eq!(
+        found(&v),
+        [(
+            RefOutcome::Verified,
+            Some("$['status']['containerStatuses'][0]['lastState']['terminated']['reason']")
+        )]
+    );
+    assert_eq!(v.warnings, [Warning::ReadAsYaml]);
+    assert_eq!(hit("/1/msg", "refused", LOGS), Some((Rung::Exact, "$[1]['msg']".into())));
+}

@@ -63,7 +63,8 @@
 //! [`Error`]. No operation recurses once per nesting level of a document beyond
 //! [`Limits::QUERY_DEPTH_CEILING`], so deep input cannot overflow a thread's stack. The
 //! evidence is the fuzz targets in the repository's `fuzz/` (bundle parsing; every
-//! verification route compared with the tree route; `resolve`), the hostile corpus in
+//! verification route compared with the tree route; `resolve`; generated YAML and JSON Lines
+//! texts on every route), the hostile corpus in
 //! `fixtures/hostile/`, and the rule tests. A panic is a bug: please report the input.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
