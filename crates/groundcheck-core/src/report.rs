@@ -123,7 +123,7 @@ pub enum Warning {
 
 /// How a text that is not JSON was read to give its structured view
 /// (docs/verification.md#yaml-and-json-lines): the view a ref was decided on, or a node
-/// [`resolve`](crate::resolve_text) selected in.
+/// [`resolve_text`](crate::resolve_text) selected in.
 ///
 /// Its names (serde, `as_str`, `FromStr`) are defined once, in `names.rs`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
