@@ -20,7 +20,9 @@ use std::time::Duration;
 
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, SamplingMode, Throughput};
-use groundcheck_core::{Invocation, Json, Policy, RawOutput, RefOutcome, Run, Rung, Status, Verifier};
+use groundcheck_core::{
+    Invocation, Json, Policy, RawOutput, RefOutcome, Run, Rung, Status, Verifier, Warning,
+};
 use serde::de::IgnoredAny;
 
 const KIB: usize = 1024;
@@ -799,5 +801,126 @@ fn bench_real(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench_generated, bench_expanded, bench_run, bench_real);
+criterion_group!(benches, bench_generated, bench_expanded, bench_run, bench_real, bench_yaml);
 criterion_main!(benches);
+
+/// `value` as block YAML the way `kubectl get -o yaml` writes it (keys as given, sequences
+/// unindented), strings plain when they stay one plain token and double-quoted otherwise.
+/// Recursive: bench input only, a handful of levels deep.
+fn to_yaml(value: &serde_json::Value) -> String {
+    use serde_json::Value;
+    fn scalar(v: &Value) -> String {
+        match v {
+            Value::String(s) => {
+                let word = ["true", "false", "null", "yes", "no", "on", "off"]
+                    .contains(&s.to_ascii_lowercase().as_str());
+                let plain = s.starts_with(|c: char| c.is_ascii_alphabetic())
+                    && s.chars().all(|c| c.is_ascii_alphanumeric() || "._/-".contains(c))
+                    && !word;
+                if plain {
+                    s.clone()
+                } else {
+                    js(s)
+                }
+            }
+            Value::Array(_) => "[]".into(),
+            Value::Object(_) => "{}".into(),
+            other => other.to_string(),
+        }
+    }
+    fn nested(v: &Value) -> bool {
+        v.as_array().is_some_and(|a| !a.is_empty()) || v.as_object().is_some_and(|m| !m.is_empty())
+    }
+    /// Writes `v` at `indent`; `first` is what goes before its first line (`- ` of an item).
+    fn write(v: &Value, indent: usize, first: &str, out: &mut String) {
+        let pad = " ".repeat(indent);
+        let lead = |out: &mut String, i: usize| {
+            if i == 0 && !first.is_empty() {
+                out.push_str(first);
+            } else {
+                out.push_str(&pad);
+            }
+        };
+        match v {
+            Value::Object(map) => {
+                for (i, (k, child)) in map.iter().enumerate() {
+                    lead(out, i);
+                    match child {
+                        Value::Object(_) if nested(child) => {
+                            out.push_str(&format!("{k}:\n"));
+                            write(child, indent + 2, "", out);
+                        }
+                        Value::Array(_) if nested(child) => {
+                            out.push_str(&format!("{k}:\n"));
+                            write(child, indent, "", out);
+                        }
+                        _ => out.push_str(&format!("{k}: {}\n", scalar(child))),
+                    }
+                }
+            }
+            Value::Array(items) => {
+                for item in items {
+                    if nested(item) {
+                        write(item, indent + 2, &format!("{pad}- "), out);
+                    } else {
+                        out.push_str(&format!("{pad}- {}\n", scalar(item)));
+                    }
+                }
+            }
+            other => out.push_str(&format!("{}\n", scalar(other))),
+        }
+    }
+    let mut out = String::new();
+    write(value, 0, "", &mut out);
+    out
+}
+
+/// The structured view of a text that is not JSON: a 1 MB `kubectl get pods -o yaml` pod list
+/// against the same list as `-o json` (the pods of `k8s_pods_kube-system_sonobuoy.json`,
+/// repeated under new names), with a singular path and a filter into the last pod.
+fn bench_yaml(c: &mut Criterion) {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("benches/data/tool-outputs/k8s_pods_kube-system_sonobuoy.json");
+    let Ok(text) = std::fs::read_to_string(&file) else {
+        eprintln!("note: {} is missing; skipping the yaml/ group", file.display());
+        return;
+    };
+    let pods: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
+    let mut items = Vec::new();
+    let mut bytes = 0;
+    while bytes < MIB {
+        let mut pod = pods[items.len() % pods.len()].clone();
+        let name = format!("bench-pod-{}", items.len());
+        pod["metadata"]["name"] = serde_json::Value::String(name);
+        bytes += pod.to_string().len();
+        items.push(pod);
+    }
+    let last = items.len() - 1;
+    let list = serde_json::json!({"apiVersion": "v1", "items": items, "kind": "List",
+                                  "metadata": {"resourceVersion": "", "selfLink": ""}});
+    let json_text = serde_json::to_string_pretty(&list).unwrap();
+    let yaml_text = to_yaml(&list);
+    let paths = [
+        ("singular", format!("$.items[{last}].metadata.name")),
+        ("filter", format!("$.items[?@.metadata.name=='bench-pod-{last}'].metadata.name")),
+    ];
+    let quote = format!("bench-pod-{last}");
+    for (format, doc) in [("json", &json_text), ("yaml", &yaml_text)] {
+        let mut group = c.benchmark_group(format!("yaml/podlist/1MB/{format}"));
+        configure(&mut group, doc.len());
+        for (path_name, path) in &paths {
+            let inv = invocation(1, "kubectl_get", path, &quote, doc);
+            let verdict = Verifier::default().verify(&inv);
+            let read_as = if format == "yaml" { vec![Warning::ReadAsYaml] } else { vec![] };
+            assert_eq!(verdict.warnings, read_as, "yaml/{format}/{path_name}: {verdict:?}");
+            bench_verify(
+                &mut group,
+                path_name,
+                &format!("yaml/{format}/{path_name}"),
+                &inv,
+                Some(Rung::Exact),
+            );
+        }
+        group.finish();
+    }
+}

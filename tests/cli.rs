@@ -641,12 +641,33 @@ fn resolve_rejects_bad_paths_and_non_json_with_exit_two() {
         bad_path.stderr,
         "--path \"$.logs[0\": invalid path at character 9: in long-hand segment, expected closing ']'\n"
     );
-    let not_json = run_with(["resolve", "--path", "$"], &[], Some(b"{\"a\": NaN}"));
+    // Neither JSON nor YAML (an unclosed flow sequence): no view to resolve on.
+    let not_json = run_with(["resolve", "--path", "$"], &[], Some(b"{\"a\": [NaN"));
     assert_eq!(
         (not_json.code, not_json.stderr.as_str()),
-        (2, "<stdin>: line 1, column 7: unexpected character 'N'\n")
+        (2, "<stdin>: line 1, column 8: unexpected character 'N'\n")
     );
     assert!(not_json.stdout.is_empty());
+}
+
+#[test]
+fn resolve_reads_a_text_that_is_not_json_as_yaml_or_json_lines() {
+    let pod = b"kind: Pod\nstatus:\n  phase: Running\n  restarts: 0.950\n";
+    let out = run_with(["resolve", "--path", "$.status.restarts"], &[], Some(pod));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        "[\n  {\"path\": \"$['status']['restarts']\", \"value\": \"0.950\", \"read_as\": \"yaml\"}\n]\n"
+    );
+    // `$` is the whole text, as verification reads it.
+    let whole = run_with(["resolve", "--path", "$"], &[], Some(pod));
+    assert_eq!(whole.stdout, "[\n  {\"path\": \"$\", \"value\": \"kind: Pod\\nstatus:\\n  phase: Running\\n  restarts: 0.950\\n\"}\n]\n");
+    let logs = b"{\"msg\":\"start\"}\n{\"msg\":\"{\\\"code\\\":503}\"}\n";
+    let out = run_with(["resolve", "--path", "$[1].msg.code"], &[], Some(logs));
+    assert_eq!(
+        out.stdout,
+        "[\n  {\"path\": \"$[1]['msg']['code']\", \"value\": 503, \"read_as\": \"json_lines\", \"descended\": true}\n]\n"
+    );
 }
 
 #[test]
@@ -846,5 +867,49 @@ fn a_bad_min_score_is_one_line_and_exit_two_on_every_command() {
     for good in ["1", "0.001", "0.85"] {
         let out = run(["verify", "--match", "fuzzy", "--min-score", good, "fixtures/12_match_ladder.json"]);
         assert_eq!(out.code, 0, "--min-score {good}: {}", out.stderr);
+    }
+}
+
+/// Issue #27's example: a pod in YAML and `kubectl logs` JSON Lines, each cited by a path into
+/// its structure. Both refs verify, decided on the text's view, with its warning; the human
+/// table and the HTML page say so, the page showing each ref inside the view.
+#[test]
+fn the_issue_s_yaml_and_json_lines_example_verifies() {
+    let pod = "apiVersion: v1\nkind: Pod\nstatus:\n  containerStatuses:\n  - name: app\n    lastState:\n      terminated:\n        exitCode: 137\n        reason: OOMKilled\n";
+    let logs = "{\"level\":\"info\",\"msg\":\"starting\"}\n{\"level\":\"error\",\"msg\":\"dial tcp 10.0.0.7:5432: connection refused\"}\n";
+    let row = |id: i64, tool: &str, path: &str, text: &str, raw: &str| {
+        serde_json::json!({"id": id, "run_id": "run-27", "session_id": "s27", "tool_name": tool,
+            "retrieval_details": {"evidence_status": "supported", "evidence_refs": [{"raw_path": path, "text": text}]},
+            "raw_output_text": raw})
+    };
+    let bundle = serde_json::json!({"invocations": [
+        row(1, "pods_get", "$.status.containerStatuses[0].lastState.terminated.reason", "OOMKilled", pod),
+        row(2, "kubectl_logs", "$[1].msg", "connection refused", logs),
+    ]});
+    let dir = temp_dir();
+    write(dir.path(), "yaml.json", bundle.to_string());
+    let human = run_in(dir.path(), ["verify", "yaml.json"], &[], None);
+    assert_eq!(human.code, 0, "{}", human.stderr);
+    let lines: Vec<&str> = human.stdout.lines().collect();
+    assert!(
+        lines[2].starts_with("  1   pods_get      supported  verified  supported  1/1"),
+        "{}",
+        human.stdout
+    );
+    assert!(lines[3].starts_with("      warning read_as_yaml: "), "{}", human.stdout);
+    assert!(
+        lines[4].starts_with("  2   kubectl_logs  supported  verified  supported  1/1"),
+        "{}",
+        human.stdout
+    );
+    assert!(lines[5].starts_with("      warning read_as_json_lines: "), "{}", human.stdout);
+    let page = run_in(dir.path(), ["verify", "--format", "html", "yaml.json"], &[], None).stdout;
+    for (view, mark) in [
+        ("YAML", "data-ref=\"1:0\" data-mark=\"quote\">OOMKilled</mark>"),
+        ("JSON Lines", "data-ref=\"2:0\" data-mark=\"quote\">connection refused</mark>"),
+    ] {
+        let shown = format!("<p class=\"why\">In the output read as {view}:</p>");
+        let at = page.find(&shown).unwrap_or_else(|| panic!("{view}: {page}"));
+        assert!(page[at..].contains(mark), "{view}");
     }
 }

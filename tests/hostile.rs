@@ -29,7 +29,7 @@ const OUTCOMES: [&str; 10] = [
 ];
 const RUNGS: [&str; 4] = ["exact", "normalized", "elided", "fuzzy"];
 const SOURCES: [&str; 3] = ["raw_output", "preview", "none"];
-const WARNINGS: [&str; 2] = ["invalid_utf8", "marker_with_refs"];
+const WARNINGS: [&str; 3] = ["invalid_utf8", "marker_with_refs", "read_as_yaml"];
 
 /// The reasons each status may carry (docs/verification.md#classification's table), so a reason paired with the wrong
 /// status is caught too.

@@ -196,6 +196,38 @@ pub(crate) mod through_the_binary {
         (id, source.into(), outcome.into(), warnings.iter().map(|w| w.to_string()).collect())
     }
 
+    /// A `kubectl get -o yaml` answer and a gzipped JSON Lines log kept as files: read like
+    /// `raw_output_text`, so a path that selects nothing in the text is decided on its view.
+    #[test]
+    fn yaml_and_json_lines_files_are_read_as_their_views() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        std::fs::create_dir_all(&out).unwrap();
+        let pod = "kind: Pod\r\nstatus:\r\n  containerStatuses:\r\n  - lastState:\r\n      terminated:\r\n        exitCode: 137\r\n        reason: OOMKilled\r\n";
+        std::fs::write(out.join("1.yaml"), pod).unwrap();
+        let logs =
+            "{\"level\":\"INFO\",\"msg\":\"start\"}\n{\"level\":\"ERROR\",\"msg\":\"connection refused\"}\n";
+        std::fs::write(out.join("2.jsonl.gz"), gzip(logs.as_bytes())).unwrap();
+        let claim = |id: i64, tool: &str, path: &str, text: &str| {
+            json!({"id": id, "session_id": "s1", "run_id": "run-files", "tool_name": tool,
+                   "retrieval_details": {"evidence_status": "supported",
+                                         "evidence_refs": [{"raw_path": path, "text": text}]}})
+        };
+        let rows = vec![
+            claim(1, "yaml", "$.status.containerStatuses[0].lastState.terminated.reason", "OOMKilled"),
+            claim(2, "jsonl.gz", "$[1].msg", "connection refused"),
+        ];
+        write_bundle(dir.path(), rows);
+        let out = verify(dir.path(), &["--raw-outputs", "out/{id}.{tool_name}"], &[]);
+        assert_eq!(
+            verdicts(&out),
+            [
+                case(1, "file", "verified", &["read_as_yaml"]),
+                case(2, "file", "verified", &["read_as_json_lines"])
+            ]
+        );
+    }
+
     #[test]
     fn every_file_case_gets_its_verdict_and_nothing_escapes_the_folder() {
         let dir = tempfile::tempdir().unwrap();

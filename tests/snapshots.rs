@@ -363,14 +363,16 @@ fn near_miss_flips_by_threshold() {
 }
 
 /// The HTML evidence page of a few fixtures, byte for byte: a run with every tool kind (01),
-/// the match ladder (12), near misses and mis-pointed refs (25), and the hostile payloads
-/// (all escaped). The page is also the same bytes with one thread or several.
+/// the match ladder (12), near misses and mis-pointed refs (25), refs decided on the YAML and
+/// JSON Lines views of texts (26: shown inside the view), and the hostile payloads (all
+/// escaped). The page is also the same bytes with one thread or several.
 #[test]
 fn evidence_pages() {
     for name in [
         "01_order_svc_5xx_spike.json",
         "12_match_ladder.json",
         "25_near_misses.json",
+        "26_yaml_and_json_lines.json",
         "hostile/16_html_payloads.json",
     ] {
         let path = format!("fixtures/{name}");

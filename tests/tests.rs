@@ -35,4 +35,5 @@ mod schema;
 mod secrets;
 mod snapshots;
 mod store;
+mod structured_views;
 mod tidy;

@@ -2,15 +2,15 @@
 
 use std::path::Path;
 
-use groundcheck_core::{resolve as resolve_path, ErrorKind, Json};
+use groundcheck_core::{resolve_text, ErrorKind};
 
 use crate::failure::{display, Failure};
 use crate::load;
 
 pub fn resolve(path: &str, file: &Path, out: &mut Vec<u8>) -> Result<u8, Failure> {
     let text = load::read_text(file)?;
-    let doc = Json::parse(&text).map_err(|e| Failure::input(format!("{}: {e}", display(file))))?;
-    let nodes = resolve_path(path, &doc).map_err(|e| match e.kind() {
+    // A text that is not JSON resolves on its JSON Lines or YAML view, when it has one.
+    let nodes = resolve_text(path, &text).map_err(|e| match e.kind() {
         ErrorKind::Path | ErrorKind::PathLimit => Failure::input(format!("--path {path:?}: {e}")),
         _ => Failure::input(format!("{}: {e}", display(file))),
     })?;
@@ -18,8 +18,12 @@ pub fn resolve(path: &str, file: &Path, out: &mut Vec<u8>) -> Result<u8, Failure
     for (i, node) in nodes.iter().enumerate() {
         let sep = if i + 1 < nodes.len() { "," } else { "" };
         let path = serde_json::to_string(&node.path).unwrap_or_default();
+        let read_as = node.read_as.map(|r| format!(", \"read_as\": \"{r}\"")).unwrap_or_default();
         let descended = if node.descended { ", \"descended\": true" } else { "" };
-        text.push_str(&format!("\n  {{\"path\": {path}, \"value\": {}{descended}}}{sep}", node.value));
+        text.push_str(&format!(
+            "\n  {{\"path\": {path}, \"value\": {}{read_as}{descended}}}{sep}",
+            node.value
+        ));
     }
     text.push_str(if nodes.is_empty() { "]\n" } else { "\n]\n" });
     out.extend_from_slice(text.as_bytes());

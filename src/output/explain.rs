@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use groundcheck_core::{RefOutcome, Warning};
+use groundcheck_core::{ReadAs, RefOutcome, Warning};
 
 /// Under a `nearest` of score 1.000: every character of the quote is in the leaf, so only
 /// the rule that a match never splits a number, or a stricter `--match`, kept it out.
@@ -47,8 +47,22 @@ pub fn warning(w: Warning) -> &'static str {
         Warning::RawOutputMissing => "the --raw-outputs file does not exist",
         Warning::RawOutputUnreadable => "the --raw-outputs file could not be read",
         Warning::MarkerWithRefs => "no-evidence markers beside real refs were ignored",
+        Warning::ReadAsJsonLines => {
+            "the output is not JSON; a path selected nothing in it as text and was run on it read as JSON Lines (one value a line)"
+        }
+        Warning::ReadAsYaml => {
+            "the output is not JSON; a path selected nothing in it as text and was run on it read as YAML (every scalar a string as written)"
+        }
         Warning::DescendedIntoString => {
             "a path selected nothing as written and was run on the JSON inside its strings"
         }
+    }
+}
+
+/// How a text that is not JSON was read, for people: `YAML`, `JSON Lines`.
+pub fn read_as(read_as: ReadAs) -> &'static str {
+    match read_as {
+        ReadAs::JsonLines => "JSON Lines",
+        ReadAs::Yaml => "YAML",
     }
 }

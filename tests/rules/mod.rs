@@ -22,6 +22,7 @@ mod the_claim;
 mod the_ladder;
 mod the_raw_document;
 mod the_report;
+mod yaml_and_json_lines;
 
 /// An invocation with `retrieval_details` given as JSON text and the raw output as
 /// `raw_output_text` (`None`: no raw output at all).

@@ -28,18 +28,25 @@ fn raw_output_text_with_a_lone_surrogate_escape_is_not_json() {
     assert_eq!(hit("$[0]", "fire 🔥", r#"["fire \ud83d\udd25"]"#), Some((Rung::Exact, "$[0]".into())));
 }
 
+/// Not JSON, so one string; `$.m` selects nothing in it and is decided on the text's YAML
+/// view (docs/verification.md#yaml-and-json-lines), where `NaN` is the string `"NaN"`.
 #[test]
 fn raw_output_text_with_nan_is_not_json() {
     let raw = r#"{"v": NaN, "m": "p95 latency"}"#;
-    assert_eq!(outcome("$.m", "latency", Some(raw)), RefOutcome::PathNotFound);
     assert_eq!(hit("$", "NaN", raw), Some((Rung::Exact, "$".into())));
+    let verdict = verify(&inv(&claim(&[("$.m", "latency"), ("$.v", "NaN")]), Some(raw)));
+    let paths: Vec<_> = verdict.refs.iter().map(|r| r.matched_path.as_deref()).collect();
+    assert_eq!(paths, [Some("$['m']"), Some("$['v']")]);
+    assert_eq!(verdict.warnings, [Warning::ReadAsYaml]);
 }
 
+/// A byte-order mark makes the text not JSON; YAML reads past it, so `$.m` is decided on
+/// the YAML view.
 #[test]
 fn raw_output_text_with_a_bom_is_not_json() {
     let raw = "\u{feff}{\"m\":\"connection refused\"}";
-    assert_eq!(outcome("$.m", "refused", Some(raw)), RefOutcome::PathNotFound);
     assert_eq!(hit("$", r#"{"m":"connection refused"}"#, raw), Some((Rung::Exact, "$".into())));
+    assert_eq!(hit("$.m", "refused", raw), Some((Rung::Exact, "$['m']".into())));
 }
 
 #[test]

@@ -47,8 +47,9 @@
 //!   ([`Verifier::verify_runs`]); [`VerdictSet`] groups verdicts made one at a time.
 //! - **Reports**: [`Report`], [`RunReport`], [`Summary`], [`Verdict`], [`RefReport`],
 //!   [`Nearest`], and the enums [`Status`], [`Reason`], [`RefOutcome`], [`Source`],
-//!   [`Warning`]; [`SCHEMA`] names the JSON format.
-//! - **Paths**: [`resolve`] shows what a path selects ([`ResolvedNode`]).
+//!   [`Warning`], [`ReadAs`]; [`SCHEMA`] names the JSON format.
+//! - **Paths**: [`resolve`] shows what a path selects ([`ResolvedNode`]) in a document, and
+//!   [`resolve_text`] in a text, read as YAML or JSON Lines when it is not JSON.
 //! - **Errors**: one [`Error`], with its [`ErrorKind`] and [`Position`].
 //! - **For people**: [`view`] lays a document out one value a line, as the HTML page shows it.
 //!
@@ -62,7 +63,8 @@
 //! [`Error`]. No operation recurses once per nesting level of a document beyond
 //! [`Limits::QUERY_DEPTH_CEILING`], so deep input cannot overflow a thread's stack. The
 //! evidence is the fuzz targets in the repository's `fuzz/` (bundle parsing; every
-//! verification route compared with the tree route; `resolve`), the hostile corpus in
+//! verification route compared with the tree route; `resolve`; generated YAML and JSON Lines
+//! texts on every route), the hostile corpus in
 //! `fixtures/hostile/`, and the rule tests. A panic is a bug: please report the input.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -99,10 +101,10 @@ pub use crate::invocation::{Invocation, RawOutput, RawOutputFile};
 pub use crate::json::Json;
 pub use crate::policy::{Limits, Policy, Require, Rung};
 pub use crate::report::{
-    Nearest, Reason, RefOutcome, RefReport, Report, RunReport, Source, Status, Summary, Verdict, Warning,
-    SCHEMA,
+    Nearest, ReadAs, Reason, RefOutcome, RefReport, Report, RunReport, Source, Status, Summary, Verdict,
+    Warning, SCHEMA,
 };
-pub use crate::resolve::{resolve, ResolvedNode};
+pub use crate::resolve::{resolve, resolve_text, ResolvedNode};
 pub use crate::run::{Run, RunSet, VerdictSet};
 pub use crate::score::Score;
 #[doc(hidden)]

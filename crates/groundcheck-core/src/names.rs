@@ -6,7 +6,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::error::{Error, ErrorKind};
 use crate::policy::{Require, Rung};
-use crate::report::{Reason, RefOutcome, Source, Status, Warning};
+use crate::report::{ReadAs, Reason, RefOutcome, Source, Status, Warning};
 
 /// Gives an enum `ALL`, `as_str`, `Display`, `FromStr` and serde from one name table.
 macro_rules! names {
@@ -100,7 +100,14 @@ names!(Warning, "warning" {
     RawOutputMissing => "raw_output_missing",
     RawOutputUnreadable => "raw_output_unreadable",
     MarkerWithRefs => "marker_with_refs",
+    ReadAsJsonLines => "read_as_json_lines",
+    ReadAsYaml => "read_as_yaml",
     DescendedIntoString => "descended_into_string",
+});
+
+names!(ReadAs, "structured view" {
+    JsonLines => "json_lines",
+    Yaml => "yaml",
 });
 
 names!(Rung, "match rung" {
@@ -139,6 +146,7 @@ mod tests {
         round_trips(RefOutcome::ALL);
         round_trips(Source::ALL);
         round_trips(Warning::ALL);
+        round_trips(ReadAs::ALL);
         round_trips(Rung::ALL);
         round_trips(Require::ALL);
     }

@@ -110,9 +110,38 @@ pub enum Warning {
     RawOutputUnreadable,
     /// No-evidence markers stood beside real refs; they were ignored.
     MarkerWithRefs,
+    /// A ref's path selected nothing in a text that is not JSON and was decided on the text
+    /// read as JSON Lines (one JSON object or array a line).
+    ReadAsJsonLines,
+    /// A ref's path selected nothing in a text that is not JSON and was decided on the text
+    /// read as YAML (every scalar a string holding its value as written).
+    ReadAsYaml,
     /// A ref's path selected nothing in the document as written and was decided on its
     /// expanded view, where strings that hold JSON are replaced by what they hold.
     DescendedIntoString,
+}
+
+/// How a text that is not JSON was read to give its structured view
+/// (docs/verification.md#yaml-and-json-lines): the view a ref was decided on, or a node
+/// [`resolve_text`](crate::resolve_text) selected in.
+///
+/// Its names (serde, `as_str`, `FromStr`) are defined once, in `names.rs`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ReadAs {
+    /// One JSON object or array a line: the view is the array of the lines' values.
+    JsonLines,
+    /// YAML: the view is the (first) document's root, or the array of several documents'.
+    Yaml,
+}
+
+impl ReadAs {
+    /// The warning an invocation gets when a ref was decided on this view.
+    pub fn warning(self) -> Warning {
+        match self {
+            ReadAs::JsonLines => Warning::ReadAsJsonLines,
+            ReadAs::Yaml => Warning::ReadAsYaml,
+        }
+    }
 }
 
 /// One evidence ref as reported: echoed as given, with its outcome.

@@ -22,7 +22,7 @@ use crate::normalize::normalize;
 use crate::path::Selection;
 use crate::policy::{Policy, Require, Rung};
 use crate::report::{
-    path_problem, Nearest, Reason, RefOutcome, RefReport, Report, RunReport, Status, Verdict, Warning,
+    path_problem, Nearest, ReadAs, Reason, RefOutcome, RefReport, Report, RunReport, Status, Verdict, Warning,
 };
 use crate::run::Run;
 use crate::score::Score;
@@ -131,9 +131,11 @@ struct Checker<'a> {
     document: Option<Result<Document<'a>, Absent>>,
     /// Some ref was decided on the expanded view (JSON inside strings).
     descended: bool,
-    /// Each view's leaves for `elsewhere` (as written; what the expanded view adds), read on
-    /// the first ref that needs them.
-    haystacks: [OnceCell<Haystack>; 2],
+    /// Some ref was decided on the structured view of a text that is not JSON, read so.
+    read_as: Option<ReadAs>,
+    /// Each view's leaves for `elsewhere` (as written; what the expanded view adds; the
+    /// structured view; what its expanded view adds), read on the first ref that needs them.
+    haystacks: [OnceCell<Haystack>; 4],
     /// The preview normalised, for `in_preview`: once for all the invocation's refs.
     preview_normalized: OnceCell<String>,
 }
@@ -184,11 +186,15 @@ fn verify_with(
         route,
         document: None,
         descended: false,
+        read_as: None,
         haystacks: Default::default(),
         preview_normalized: OnceCell::new(),
     };
     let reports: Vec<RefReport> =
         refs.iter().enumerate().map(|(index, r)| checker.report(index, r, failed)).collect();
+    if let Some(read_as) = checker.read_as {
+        warnings.push(read_as.warning());
+    }
     if checker.descended {
         warnings.push(Warning::DescendedIntoString);
     }
@@ -307,6 +313,7 @@ impl<'a> Checker<'a> {
         let ladder = Ladder { policy, needle: Needle::new(&r.text) };
         let searched = document.search(path_text, path, &ladder);
         self.descended |= searched.descended;
+        self.read_as = self.read_as.or(searched.read_as);
         let mut checked = searched.found.unwrap_or_else(|OverLimit| RefOutcome::LimitExceeded.into());
         if matches!(checked.outcome, RefOutcome::PathNotFound | RefOutcome::TextNotFound) {
             checked.elsewhere = elsewhere(document, &ladder.needle, policy, &self.haystacks);
@@ -317,20 +324,24 @@ impl<'a> Checker<'a> {
 
 /// The first leaf of the whole document that holds the quote (docs/verification.md#near-misses `elsewhere`): in the
 /// document as written, else in its expanded view — where only what expansion added can
-/// hold it, the rest being the document as written; none in a view past the node limit.
+/// hold it, the rest being the document as written; none in a view past the node limit. A
+/// text with a structured view is searched in that view, then in what its expanded view
+/// adds, and only then as the whole text.
 fn elsewhere(
     document: &mut Document<'_>,
     needle: &Needle<'_>,
     policy: &Policy,
-    haystacks: &[OnceCell<Haystack>; 2],
+    haystacks: &[OnceCell<Haystack>; 4],
 ) -> Option<String> {
-    for (which, haystack) in [Which::Plain, Which::Expanded].into_iter().zip(haystacks) {
+    let order: &[Which] = if document.has_structured() { &Which::WITH_STRUCTURED } else { &Which::PLAIN };
+    for &which in order {
+        let haystack = &haystacks[which as usize];
         match document.search_whole(which, &Elsewhere { needle, policy, haystack }) {
             Selected::Found(Some(path)) => return Some(path),
             // No string of the text could hold JSON: it has no expanded view.
             Selected::Found(None) if haystack.get().is_some_and(Haystack::rules_out_expanded) => return None,
-            Selected::Found(None) => {}
-            Selected::Nothing | Selected::OverLimit => return None,
+            Selected::Found(None) | Selected::Nothing => {}
+            Selected::OverLimit => return None,
         }
     }
     None

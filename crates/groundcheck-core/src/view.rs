@@ -1,6 +1,6 @@
 //! A raw document as a person is shown it (the HTML evidence page): the document as
-//! verification reads it ([`raw_document`], [`expanded_document`]), laid out one value a line
-//! ([`pretty`]), and where the `exact` rung finds a quote in a leaf ([`exact_span`]).
+//! verification reads it ([`raw_document`], [`structured_document`], [`expanded_document`]),
+//! laid out one value a line ([`pretty`]), and where the `exact` rung finds a quote in a leaf ([`exact_span`]).
 //!
 //! The page marks the leaves a report names by their normalized paths (`matched_path`,
 //! `nearest.path`, `elsewhere`), so the layout finds those paths while it walks, with the
@@ -15,6 +15,7 @@ use crate::boundary::Whole;
 use crate::invocation::Invocation;
 use crate::json::{expand, push_index, push_name, Expanded, Json, Node};
 use crate::policy::Policy;
+use crate::report::ReadAs;
 
 /// `inv`'s raw document as verification reads it (the raw output, else a raw-output file
 /// that was read, else a complete preview; text that is not JSON is one string), so that a
@@ -22,6 +23,15 @@ use crate::policy::Policy;
 /// size or depth limit.
 pub fn raw_document<'a>(inv: &'a Invocation, policy: &Policy) -> Option<Cow<'a, Json>> {
     crate::document::tree_of(inv, policy)
+}
+
+/// `inv`'s raw document read as JSON Lines or YAML, as verification reads a text that is
+/// not JSON when a path selects nothing in the text itself: `None` when the document is
+/// JSON, or has no such view within the limits. Paths a report gives for refs decided on
+/// this view (warning `read_as_json_lines` or `read_as_yaml`) name leaves of it, or of its
+/// [`expanded_document`].
+pub fn structured_document(inv: &Invocation, policy: &Policy) -> Option<(ReadAs, Json)> {
+    crate::document::structured_of(inv, policy)
 }
 
 /// The expanded view of `doc` (JSON inside strings replaced by what it holds, as

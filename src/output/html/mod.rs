@@ -21,9 +21,8 @@ use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
 use groundcheck_core::{
-    view::{expanded_document, pretty, raw_document, Pretty},
-    Invocation, Json, Policy, RefOutcome, RefReport, Report, Run, RunReport, Rung, Score, Source, Status,
-    Verdict,
+    view::{expanded_document, pretty, raw_document, structured_document, Pretty},
+    Invocation, Policy, RefOutcome, RefReport, Report, Run, RunReport, Rung, Score, Source, Status, Verdict,
 };
 use sha2::{Digest, Sha256};
 
@@ -276,28 +275,50 @@ fn write_invocation(
     let paths: Vec<&str> = marks.iter().map(|m| m.path).collect();
     let doc = row.and_then(|inv| raw_document(inv, policy));
     let plain = doc.as_deref().map(|doc| pretty(doc, &paths));
-    // A ref decided inside a string that holds JSON names a leaf of the expanded view; a
-    // mark the document as written has stays there.
-    let mut inside: Vec<Mark<'_>> = Vec::new();
-    let expanded_doc: Option<Json>;
-    let mut expanded = None;
     if let Some(plain) = &plain {
         for (m, line) in marks.iter_mut().zip(&plain.found) {
             m.line = *line;
         }
-        if marks.iter().any(|m| m.line.is_none()) {
-            expanded_doc = doc.as_deref().and_then(|doc| expanded_document(doc, policy));
-            expanded = expanded_doc.as_ref().map(|doc| pretty(doc, &paths));
-            if let Some(view) = &expanded {
-                for (m, line) in marks.iter().zip(&view.found) {
-                    if let (None, Some(line)) = (m.line, line) {
-                        inside.push(Mark { line: Some(*line), ..m.clone() });
-                    }
-                }
+    }
+    // A ref decided on a view of the output names a leaf of that view: a text that is not
+    // JSON read as JSON Lines or YAML, and the JSON inside strings expanded (of that view,
+    // when there is one). Each mark is shown in the first view that has its leaf.
+    let missing = plain.is_some() && marks.iter().any(|m| m.line.is_none());
+    let structured = if missing { row.and_then(|inv| structured_document(inv, policy)) } else { None };
+    let expanded_doc = match (&structured, missing) {
+        (_, false) => None,
+        (Some((_, view)), true) => expanded_document(view, policy),
+        (None, true) => doc.as_deref().and_then(|doc| expanded_document(doc, policy)),
+    };
+    let read_as = structured.as_ref().map(|(read_as, _)| format!("read as {}", explain::read_as(*read_as)));
+    let mut laid_out: Vec<(Pretty<'_>, String)> = Vec::new();
+    if let (Some((_, view)), Some(label)) = (&structured, &read_as) {
+        laid_out.push((pretty(view, &paths), label.clone()));
+    }
+    if let Some(view) = &expanded_doc {
+        let label = match &read_as {
+            Some(read_as) => format!("{read_as}, with JSON inside strings expanded"),
+            None => "with JSON inside strings expanded".to_string(),
+        };
+        laid_out.push((pretty(view, &paths), label));
+    }
+    let mut placed: Vec<bool> = marks.iter().map(|m| m.line.is_some()).collect();
+    let mut inside: Vec<Vec<Mark<'_>>> = Vec::new();
+    for (view, _) in &laid_out {
+        let mut here = Vec::new();
+        for ((m, line), placed) in marks.iter().zip(&view.found).zip(placed.iter_mut()) {
+            if let (false, Some(line)) = (*placed, line) {
+                here.push(Mark { line: Some(*line), ..m.clone() });
+                *placed = true;
             }
         }
+        inside.push(here);
     }
-    let views = [(plain.as_ref(), &marks[..], false), (expanded.as_ref(), &inside[..], true)];
+    let mut views: Vec<(Option<&Pretty<'_>>, &[Mark<'_>], Option<&str>)> =
+        vec![(plain.as_ref(), &marks[..], None)];
+    for ((view, label), here) in laid_out.iter().zip(&inside) {
+        views.push((Some(view), here, Some(label)));
+    }
 
     page.push_str("<ol class=\"refs\">\n");
     for r in &v.refs {
@@ -305,7 +326,7 @@ fn write_invocation(
     }
     page.push_str("</ol>\n");
     if let Some(plain) = &plain {
-        write_whole(page, plain, &marks, false);
+        write_whole(page, plain, &marks, None);
     } else if v.source == Source::None {
         let missing = v.warnings.iter().find_map(|w| explain::lookup(*w, tried));
         match missing {
@@ -315,8 +336,10 @@ fn write_invocation(
             None => page.push_str("<p class=\"note\">No raw output was captured for this call.</p>\n"),
         }
     }
-    if let (Some(view), false) = (&expanded, inside.is_empty()) {
-        write_whole(page, view, &inside, true);
+    for ((view, label), here) in laid_out.iter().zip(&inside) {
+        if !here.is_empty() {
+            write_whole(page, view, here, Some(label));
+        }
     }
     page.push_str("</article>\n");
 }
@@ -356,7 +379,7 @@ fn write_ref(
     page: &mut String,
     data_ref: &str,
     r: &RefReport,
-    views: &[(Option<&Pretty<'_>>, &[Mark<'_>], bool)],
+    views: &[(Option<&Pretty<'_>>, &[Mark<'_>], Option<&str>)],
     row: Option<&Invocation>,
 ) {
     let outcome = r.outcome.as_str();
@@ -378,11 +401,11 @@ fn write_ref(
     for line in explanation(r) {
         let _ = writeln!(page, "<p class=\"why\">{line}</p>");
     }
-    for &(laid, marks, expanded) in views {
+    for &(laid, marks, label) in views {
         let Some(laid) = laid else { continue };
         if marks.iter().any(|m| m.index == r.index && m.line.is_some()) {
-            if expanded {
-                page.push_str("<p class=\"why\">In the output with JSON inside strings expanded:</p>\n");
+            if let Some(label) = label {
+                let _ = writeln!(page, "<p class=\"why\">In the output {label}:</p>");
             }
             raw::excerpt(page, laid, marks, r.index);
         }
@@ -452,8 +475,8 @@ fn explanation(r: &RefReport) -> Vec<String> {
 
 /// The whole raw output behind a fold, when it fits; else a line saying only the excerpts
 /// are shown.
-fn write_whole(page: &mut String, laid: &Pretty<'_>, marks: &[Mark<'_>], expanded: bool) {
-    let view = if expanded { ", with JSON inside strings expanded" } else { "" };
+fn write_whole(page: &mut String, laid: &Pretty<'_>, marks: &[Mark<'_>], label: Option<&str>) {
+    let view = label.map(|label| format!(", {label}")).unwrap_or_default();
     let lines = laid.lines.len();
     if raw::fits_whole(laid) {
         let _ = write!(page, "<details class=\"raw\"><summary>raw output ({lines} lines{view})</summary>");

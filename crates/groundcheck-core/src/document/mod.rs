@@ -1,25 +1,31 @@
 //! An invocation's raw document, loaded lazily, once per invocation, for its refs to be
 //! checked against: where it comes from (`source.rs`), how much of it is built (`routes.rs`:
 //! located, `Value` or tree), and the views a search runs over (`views.rs`: the document as
-//! written, and its expanded view, built only when a path selects nothing in the first).
+//! written, and its expanded view, built only when a path selects nothing in the first), and
+//! for a text that is not JSON its structured view (`structured.rs`: JSON Lines or YAML),
+//! built only when a path selects nothing in the text, with that view's own expanded view.
 //!
 //! The expanded view (JSON inside strings replaced by what it holds, `json/expand.rs`) is
 //! always our tree, built from the source text on every route, so the routes agree there too.
 
 mod routes;
 mod source;
+mod structured;
 mod views;
 
 use crate::json::{Node, Tree};
 use crate::leaves::Leaves;
 use crate::path::{EvidencePath, Selection};
 use crate::policy::Policy;
+use crate::report::ReadAs;
 use std::sync::atomic::AtomicU64;
 
 pub(crate) use self::routes::Route;
 #[cfg(test)]
 pub(crate) use self::routes::SERDE_MAX_DEPTH;
 pub(crate) use self::source::{file_warning, Raw};
+use self::structured::Structured;
+pub(crate) use self::structured::{read_structured, structured_of_text, Reading};
 use self::views::{Expansion, TreeDoc, View};
 
 /// Documents loaded per route, and expanded views built (relaxed counters: a count, not an
@@ -90,22 +96,44 @@ pub(crate) enum Query<'p> {
     Root,
 }
 
-/// Which of a document's two views a whole-document search reads.
+/// Which of a document's views a whole-document search reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Which {
     /// The document as written.
     Plain,
     /// JSON inside strings replaced by what it holds.
     Expanded,
+    /// A text that is not JSON read as JSON Lines or YAML.
+    Structured,
+    /// The structured view with JSON inside its strings replaced by what it holds.
+    StructuredExpanded,
 }
 
-/// What one search of a document gave, and whether it was decided on the expanded view.
+impl Which {
+    /// The views `elsewhere` reads, in order: a text with a structured view is read there
+    /// first, then in that view's expanded view, and only then as the whole text.
+    pub(crate) const WITH_STRUCTURED: [Which; 3] =
+        [Which::Structured, Which::StructuredExpanded, Which::Plain];
+    /// The views of any other document.
+    pub(crate) const PLAIN: [Which; 2] = [Which::Plain, Which::Expanded];
+}
+
+/// What one search of a document gave, and on which view it was decided.
 pub(crate) struct Searched<F> {
     /// The search's result, or a limit the document or the query passed.
     pub(crate) found: Result<F, OverLimit>,
-    /// The path selected nothing in the document but something (or passed a limit) in its
-    /// expanded view, which gave `found`.
+    /// The path selected nothing in the document (or its structured view) but something (or
+    /// passed a limit) in its expanded view, which gave `found`.
     pub(crate) descended: bool,
+    /// The path selected nothing in the text, and the text's structured view, read this
+    /// way, gave `found` (itself or through its expanded view).
+    pub(crate) read_as: Option<ReadAs>,
+}
+
+impl<F> Searched<F> {
+    fn on_plain(found: Result<F, OverLimit>, descended: bool) -> Searched<F> {
+        Searched { found, descended, read_as: None }
+    }
 }
 
 /// A loaded document under its policy: the view its route built, the expanded view (built
@@ -117,6 +145,8 @@ pub(crate) struct Document<'a> {
     routes: &'a RouteCounts,
     plain: View<'a>,
     expanded: Expansion,
+    /// A text that is not JSON read as JSON Lines or YAML, built on first need.
+    structured: Structured,
     /// Whether the document as written has at most the node limit's nodes, once counted.
     plain_fits: Option<bool>,
     /// Keyed by the address of leaves of the trees above: cleared whenever one is replaced.
@@ -144,13 +174,15 @@ impl<'a> Document<'a> {
             routes,
             plain,
             expanded: Expansion::NotBuilt,
+            structured: Structured::NotBuilt,
             plain_fits: None,
             leaves: Leaves::default(),
         })
     }
 
     /// Runs `path` (whose trimmed text is `path_text`) and `search` over what it selects: in
-    /// the document as written and, only when that selects nothing, in its expanded view.
+    /// the document as written and, only when that selects nothing, in its expanded view — or,
+    /// for a text that is not JSON, in its structured view and then that view's expanded view.
     ///
     /// This is where the one fallback between routes happens: a selected number whose
     /// exponent serde_json rewrote (`1E3` → `1e+3`) turns a `Value` view into our tree.
@@ -162,19 +194,70 @@ impl<'a> Document<'a> {
     ) -> Searched<S::Found> {
         let query = Query::Path { text: path_text, path };
         match self.plain.search(self.raw, query, self.policy, search, &mut self.leaves) {
-            Selected::Found(found) => return Searched { found: Ok(found), descended: false },
-            Selected::OverLimit => return Searched { found: Err(OverLimit), descended: false },
+            Selected::Found(found) => return Searched::on_plain(Ok(found), false),
+            Selected::OverLimit => return Searched::on_plain(Err(OverLimit), false),
             Selected::Nothing => {}
+        }
+        if let Some(text) = self.not_json_text() {
+            return self.search_structured(text, query, search);
         }
         match self.expanded.get(self.raw, &self.plain, self.policy, &self.routes.expanded) {
             Ok(Some(view)) => match view.tree.search(query, search, &mut self.leaves) {
-                Selected::Found(found) => Searched { found: Ok(found), descended: true },
-                Selected::OverLimit => Searched { found: Err(OverLimit), descended: true },
-                Selected::Nothing => Searched { found: Ok(self.nothing(search)), descended: false },
+                Selected::Found(found) => Searched::on_plain(Ok(found), true),
+                Selected::OverLimit => Searched::on_plain(Err(OverLimit), true),
+                Selected::Nothing => Searched::on_plain(Ok(self.nothing(search)), false),
             },
-            Ok(None) => Searched { found: Ok(self.nothing(search)), descended: false },
-            Err(OverLimit) => Searched { found: Err(OverLimit), descended: true },
+            Ok(None) => Searched::on_plain(Ok(self.nothing(search)), false),
+            Err(OverLimit) => Searched::on_plain(Err(OverLimit), true),
         }
+    }
+
+    /// The text, when the document is a text that is not JSON (read as one string).
+    fn not_json_text(&self) -> Option<&'a str> {
+        match (&self.plain, self.raw) {
+            (View::Tree(tree), Raw::Text(text)) if tree.not_json => Some(text),
+            _ => None,
+        }
+    }
+
+    /// Whether the document is a text that is not JSON and has a structured view (within
+    /// the limits or not), built here on first need.
+    pub(crate) fn has_structured(&mut self) -> bool {
+        let Some(text) = self.not_json_text() else { return false };
+        !matches!(self.structured.get(text, self.policy), Ok(None))
+    }
+
+    /// [`Document::search`] on the structured view of `text`, the text itself having
+    /// selected nothing.
+    fn search_structured<S: Search>(
+        &mut self,
+        text: &str,
+        query: Query<'_>,
+        search: &S,
+    ) -> Searched<S::Found> {
+        let policy = self.policy;
+        let view = match self.structured.get(text, policy) {
+            Ok(Some(view)) => view,
+            Ok(None) => return Searched::on_plain(Ok(self.nothing(search)), false),
+            Err(read_as) => {
+                return Searched { found: Err(OverLimit), descended: false, read_as: Some(read_as) }
+            }
+        };
+        let read_as = Some(view.read_as);
+        let (found, descended) = match view.tree.search(query, search, &mut self.leaves) {
+            Selected::Found(found) => (Ok(found), false),
+            Selected::OverLimit => (Err(OverLimit), false),
+            Selected::Nothing => match view.expanded(policy) {
+                Ok(Some(expanded)) => match expanded.tree.search(query, search, &mut self.leaves) {
+                    Selected::Found(found) => (Ok(found), true),
+                    Selected::OverLimit => (Err(OverLimit), true),
+                    Selected::Nothing => return Searched::on_plain(Ok(self.nothing(search)), false),
+                },
+                Ok(None) => return Searched::on_plain(Ok(self.nothing(search)), false),
+                Err(OverLimit) => (Err(OverLimit), true),
+            },
+        };
+        Searched { found, descended, read_as }
     }
 
     /// Runs `search` over a whole view: the root of the document as written, or what the
@@ -212,6 +295,25 @@ impl<'a> Document<'a> {
                     Err(OverLimit) => Selected::OverLimit,
                 }
             }
+            Which::Structured | Which::StructuredExpanded => {
+                let Some(text) = self.not_json_text() else { return Selected::Nothing };
+                let view = match self.structured.get(text, policy) {
+                    Ok(Some(view)) => view,
+                    Ok(None) => return Selected::Nothing,
+                    Err(_) => return Selected::OverLimit,
+                };
+                if which == Which::Structured {
+                    if !view.fits(policy) {
+                        return Selected::OverLimit;
+                    }
+                    return view.tree.search(Query::Root, search, &mut self.leaves);
+                }
+                match view.expanded(policy) {
+                    Ok(Some(expanded)) => expanded.search_held(policy, search, &mut self.leaves),
+                    Ok(None) => Selected::Nothing,
+                    Err(OverLimit) => Selected::OverLimit,
+                }
+            }
         }
     }
 
@@ -229,4 +331,17 @@ pub(crate) fn tree_of<'a>(
     policy: &Policy,
 ) -> Option<std::borrow::Cow<'a, crate::json::Json>> {
     TreeDoc::load(Raw::of(inv).1, policy).ok().map(|tree| tree.doc)
+}
+
+/// `inv`'s raw document read as JSON Lines or YAML, when it is a text that is not JSON and
+/// has a structured view within the limits: for showing to a person.
+pub(crate) fn structured_of(
+    inv: &crate::invocation::Invocation,
+    policy: &Policy,
+) -> Option<(ReadAs, crate::json::Json)> {
+    let text = Raw::of(inv).1.text()?;
+    match structured_of_text(text, policy) {
+        Reading::View(read_as, doc) => Some((read_as, doc)),
+        Reading::Over(..) | Reading::None => None,
+    }
 }

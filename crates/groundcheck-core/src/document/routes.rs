@@ -10,8 +10,6 @@
 //!   of its own. It takes the raw output given as JSON, text serde_json rejects (not JSON, or
 //!   deeper than [`SERDE_MAX_DEPTH`]) and every document of a verifier told to take it alone.
 
-use std::borrow::Cow;
-
 use serde_json::Value;
 
 use super::source::Raw;
@@ -19,7 +17,7 @@ use super::views::{TreeDoc, View};
 use super::{Absent, OverLimit};
 use crate::cache::{Compiled, PathCache};
 use crate::claim::ClaimedRef;
-use crate::json::{locate, parse_with_depth_limit, Json, MAX_PATHS};
+use crate::json::{locate, parse_with_depth_limit, MAX_PATHS};
 use crate::path::EvidencePath;
 use crate::policy::Policy;
 
@@ -111,7 +109,7 @@ fn located<'a>(text: &'a str, plan: &[(String, Compiled)], policy: &Policy) -> R
             whole: None,
         }),
         Err(e) if e.too_deep() => Err(OverLimit),
-        Err(_) => Ok(View::Tree(TreeDoc::new(Cow::Owned(Json::string(text))))),
+        Err(_) => Ok(View::Tree(TreeDoc::not_json(text))),
     }
 }
 

@@ -152,8 +152,27 @@ impl Expansion {
         }
     }
 
+    /// The expanded view of `doc` (a structured view's tree), built on first need; `None`
+    /// when no string of it holds JSON.
+    pub(crate) fn get_of(
+        &mut self,
+        doc: &Json,
+        policy: &Policy,
+    ) -> Result<Option<&mut ExpandedView>, OverLimit> {
+        if let Expansion::NotBuilt = self {
+            *self = Expansion::expand(Cow::Borrowed(doc), policy);
+        }
+        match self {
+            Expansion::Built(view) => Ok(Some(view)),
+            Expansion::Same | Expansion::NotBuilt => Ok(None),
+            Expansion::OverLimit => Err(OverLimit),
+        }
+    }
+
     fn build(raw: Raw<'_>, plain: &View<'_>, policy: &Policy) -> Expansion {
         let doc: Cow<'_, Json> = match plain {
+            // A text that is not JSON is one string, which holds no JSON: it would be JSON.
+            View::Tree(tree) if tree.not_json => return Expansion::Same,
             View::Tree(tree) | View::Located { whole: Some(tree), .. } => Cow::Borrowed(&*tree.doc),
             View::Located { whole: None, .. } | View::Value { .. } => match TreeDoc::load(raw, policy) {
                 Ok(tree) => tree.doc,
@@ -161,6 +180,10 @@ impl Expansion {
                 Err(Absent::Unavailable) => return Expansion::Same,
             },
         };
+        Expansion::expand(doc, policy)
+    }
+
+    fn expand(doc: Cow<'_, Json>, policy: &Policy) -> Expansion {
         match expand(doc, policy.limits.max_depth) {
             Ok(Some(Expanded { doc, held })) => {
                 Expansion::Built(ExpandedView { tree: TreeDoc::new(Cow::Owned(doc)), held, fits: None })
@@ -219,6 +242,8 @@ fn outermost_held<'d>(root: &'d Node, held: &AddressSet) -> Vec<&'d Node> {
 /// Our tree of the document, with what its queries need, built on first need.
 pub(crate) struct TreeDoc<'a> {
     pub(crate) doc: Cow<'a, Json>,
+    /// The document is a text that is not JSON, read as one string.
+    pub(crate) not_json: bool,
     depth: OnceCell<usize>,
     /// The `serde_json::Value` twin JSONPath queries run on.
     twin: Option<Value>,
@@ -226,7 +251,12 @@ pub(crate) struct TreeDoc<'a> {
 
 impl<'a> TreeDoc<'a> {
     pub(crate) fn new(doc: Cow<'a, Json>) -> TreeDoc<'a> {
-        TreeDoc { doc, depth: OnceCell::new(), twin: None }
+        TreeDoc { doc, not_json: false, depth: OnceCell::new(), twin: None }
+    }
+
+    /// A text that is not JSON, as one string (so `$` selects it).
+    pub(crate) fn not_json(text: &str) -> TreeDoc<'a> {
+        TreeDoc { not_json: true, ..TreeDoc::new(Cow::Owned(Json::string(text))) }
     }
 
     /// The tree of a raw document (borrowed when it is given as JSON).
@@ -242,14 +272,14 @@ impl<'a> TreeDoc<'a> {
 
     /// The tree of a text document: its JSON, or the whole text as one string if it is not
     /// JSON (so `$` selects it).
-    fn parse(text: &str, policy: &Policy) -> Result<TreeDoc<'a>, OverLimit> {
+    pub(crate) fn parse(text: &str, policy: &Policy) -> Result<TreeDoc<'a>, OverLimit> {
         if text.len() > policy.limits.max_output_bytes {
             return Err(OverLimit);
         }
         match parse_with_depth_limit(text, policy.limits.max_depth) {
             Ok(doc) => Ok(TreeDoc::new(Cow::Owned(doc))),
             Err(e) if e.too_deep() => Err(OverLimit),
-            Err(_) => Ok(TreeDoc::new(Cow::Owned(Json::string(text)))),
+            Err(_) => Ok(TreeDoc::not_json(text)),
         }
     }
 

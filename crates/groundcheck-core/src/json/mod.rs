@@ -8,6 +8,7 @@
 //! general JSONPath query needs one.
 
 mod expand;
+mod lines;
 mod locate;
 mod normalized;
 mod parse;
@@ -15,8 +16,10 @@ mod tree;
 mod value;
 mod walk;
 mod write;
+mod yaml;
 
 pub(crate) use expand::{expand, Expanded};
+pub(crate) use lines::{json_lines_view, LinesView};
 pub(crate) use locate::{locate, Seg, MAX_PATHS};
 pub(crate) use normalized::{join, push_index, push_name, push_steps};
 pub(crate) use parse::parse_with_depth_limit;
@@ -24,6 +27,7 @@ pub(crate) use parse::JsonErrorKind;
 pub(crate) use tree::{holds_at_most, Rewritten, Step, Tree};
 pub(crate) use value::to_serde_value;
 pub(crate) use walk::{leaf_path as text_leaf_path, text_leaves, TextLeaves};
+pub(crate) use yaml::{yaml_view, Over, YamlView};
 
 /// One JSON value; the private building block of [`Json`].
 ///
