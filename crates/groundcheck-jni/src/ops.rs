@@ -13,7 +13,7 @@
 
 use std::sync::OnceLock;
 
-use groundcheck_core::{Bundle, Invocation, Json, Report, RunSet, Verifier};
+use groundcheck_core::{Bundle, ErrorKind, Invocation, Report, RunSet, Verifier};
 use groundcheck_files::Template;
 use serde_json::json;
 
@@ -137,20 +137,27 @@ pub fn verify_bundle(id: i64, text: &str) -> Reply {
 }
 
 /// What `path` selects in `document`: `[{"path", "value" (the value's JSON text, as a
-/// string), "descended"}]`. Values cross as text so that a deeply nested one costs the Java
-/// reader nothing.
+/// string), "descended", "read_as"}]`, the document read as a tool output's text is (JSON,
+/// else its JSON Lines or YAML view). Values cross as text so that a deeply nested one costs
+/// the Java reader nothing.
 pub fn resolve(document: &str, path: &str) -> Reply {
-    let doc = Json::parse(document)
-        .map_err(|e| Failure { message: format!("document: {}", e.message()), ..Failure::from_core(&e) })?;
-    let nodes = if may_nest_deeply(document) || may_nest_deeply(path) {
-        on_engine_threads(|| groundcheck_core::resolve(path, &doc))
+    let resolved = if may_nest_deeply(document) || may_nest_deeply(path) {
+        on_engine_threads(|| groundcheck_core::resolve_text(path, document))
     } else {
-        groundcheck_core::resolve(path, &doc)
-    }
-    .map_err(|e| Failure::from_core(&e))?;
+        groundcheck_core::resolve_text(path, document)
+    };
+    let nodes = resolved.map_err(|e| match e.kind() {
+        ErrorKind::Json => {
+            Failure { message: format!("document: {}", e.message()), ..Failure::from_core(&e) }
+        }
+        _ => Failure::from_core(&e),
+    })?;
     let nodes: Vec<_> = nodes
         .into_iter()
-        .map(|n| json!({"path": n.path, "value": n.value, "descended": n.descended}))
+        .map(|n| {
+            json!({"path": n.path, "value": n.value, "descended": n.descended,
+                   "read_as": n.read_as.map(|r| r.as_str())})
+        })
         .collect();
     Ok(serde_json::Value::Array(nodes).to_string())
 }

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use groundcheck_core::{Reason, RefOutcome, Require, Rung, Source, Status, Warning, SCHEMA};
+use groundcheck_core::{ReadAs, Reason, RefOutcome, Require, Rung, Source, Status, Warning, SCHEMA};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{json, Value};
 
@@ -146,7 +146,10 @@ fn resolve_path() -> Tool {
         "type": "object",
         "properties": {
             "document": {"description": "The JSON document (any JSON value)."},
-            "document_text": {"type": "string", "description": "The document as JSON text. Give this or document."},
+            "document_text": {"type": "string",
+                              "description": "The document as text, read as a tool output is: JSON, else (when \
+                                              the path selects nothing in the text as one string) its JSON Lines \
+                                              or YAML view. Give this or document."},
             "path": {"type": "string",
                      "description": "RFC 9535 JSONPath (starting with $), or an RFC 6901 JSON Pointer (starting \
                                      with /), used exactly as given."}
@@ -168,7 +171,10 @@ fn resolve_path() -> Tool {
                         "value": {"description": "The node, numbers as written."},
                         "descended": {"const": true,
                                       "description": "Present when the node was found in JSON held inside a \
-                                                      string of the document."}
+                                                      string of the document."},
+                        "read_as": {"enum": names(ReadAs::ALL, ReadAs::as_str),
+                                    "description": "Present when the node was found in the JSON Lines or YAML \
+                                                    view of a document_text that is not JSON."}
                     },
                     "additionalProperties": false
                 }

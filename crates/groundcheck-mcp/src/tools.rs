@@ -3,7 +3,7 @@
 //! only reads arguments, calls the core, and says the result in a sentence for the model.
 
 use groundcheck_core::{
-    resolve, Invocation, Json, Policy, RawOutput, RefOutcome, Report, Status, Verdict, Verifier,
+    resolve, resolve_text, Invocation, Json, Policy, RawOutput, RefOutcome, Report, Status, Verdict, Verifier,
 };
 use rmcp::model::JsonObject;
 use serde_json::{json, Value};
@@ -138,8 +138,17 @@ pub fn verdict_text(verdict: &Verdict) -> String {
 
 const RESOLVE_ARGUMENTS: [&str; 3] = ["document", "document_text", "path"];
 
+/// The document `resolve_path` looks in: a JSON value, or a tool output's text.
+pub enum Document {
+    /// `document`: any JSON value.
+    Value(Json),
+    /// `document_text`: read as verification reads a raw output's text — JSON, else (when
+    /// the path selects nothing in it as one string) its JSON Lines or YAML view.
+    Text(String),
+}
+
 /// `resolve_path`'s document and path.
-pub fn resolve_arguments(arguments: Option<JsonObject>) -> Result<(Json, String), BadArgument> {
+pub fn resolve_arguments(arguments: Option<JsonObject>) -> Result<(Document, String), BadArgument> {
     let mut args = Arguments::new(arguments, &RESOLVE_ARGUMENTS)?;
     let path = args
         .string("path")?
@@ -148,8 +157,8 @@ pub fn resolve_arguments(arguments: Option<JsonObject>) -> Result<(Json, String)
         (Some(_), Some(_)) => {
             return Err(BadArgument::new("document", "give document or document_text, not both"))
         }
-        (Some(value), None) => to_json("document", &value)?,
-        (None, Some(text)) => Json::parse(&text).map_err(|e| BadArgument::new("document_text", e))?,
+        (Some(value), None) => Document::Value(to_json("document", &value)?),
+        (None, Some(text)) => Document::Text(text),
         (None, None) => {
             return Err(BadArgument::new("document", "required: the JSON document (or document_text)"))
         }
@@ -158,12 +167,16 @@ pub fn resolve_arguments(arguments: Option<JsonObject>) -> Result<(Json, String)
 }
 
 /// `resolve_path`: the nodes, as `groundcheck resolve` prints them.
-pub fn resolve_path(doc: &Json, path: &str) -> Result<Output, BadArgument> {
-    let nodes = resolve(path, doc).map_err(|e| match e.kind() {
+pub fn resolve_path(doc: &Document, path: &str) -> Result<Output, BadArgument> {
+    let (resolved, field) = match doc {
+        Document::Value(doc) => (resolve(path, doc), "document"),
+        Document::Text(text) => (resolve_text(path, text), "document_text"),
+    };
+    let nodes = resolved.map_err(|e| match e.kind() {
         groundcheck_core::ErrorKind::Path | groundcheck_core::ErrorKind::PathLimit => {
             BadArgument::new("path", format!("{:?}: {e}", clip(path)))
         }
-        _ => BadArgument::new("document", e),
+        _ => BadArgument::new(field, e),
     })?;
     let mut items = Vec::with_capacity(nodes.len());
     for node in &nodes {
@@ -180,6 +193,9 @@ pub fn resolve_path(doc: &Json, path: &str) -> Result<Output, BadArgument> {
         let mut item = json!({"path": node.path, "value": value});
         if node.descended {
             item["descended"] = Value::Bool(true);
+        }
+        if let Some(read_as) = node.read_as {
+            item["read_as"] = Value::from(read_as.as_str());
         }
         items.push(item);
     }
@@ -275,7 +291,7 @@ mod tests {
 
     #[test]
     fn resolve_prints_what_the_command_prints_and_refuses_a_bad_path() {
-        let doc = Json::parse(r#"{"a": [1, 2.50]}"#).unwrap();
+        let doc = Document::Value(Json::parse(r#"{"a": [1, 2.50]}"#).unwrap());
         let out = resolve_path(&doc, "$.a[*]").unwrap();
         assert_eq!(
             out.structured.to_string(),
@@ -283,5 +299,10 @@ mod tests {
         );
         let e = resolve_path(&doc, "$[").unwrap_err().0;
         assert!(e.starts_with("path: \"$[\": "), "{e}");
+        let logs = Document::Text("{\"msg\":\"a\"}\n{\"msg\":\"connection refused\"}\n".into());
+        assert_eq!(
+            resolve_path(&logs, "$[1].msg").unwrap().structured.to_string(),
+            r#"{"nodes":[{"path":"$[1]['msg']","value":"connection refused","read_as":"json_lines"}]}"#
+        );
     }
 }

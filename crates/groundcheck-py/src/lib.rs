@@ -10,34 +10,48 @@ mod results;
 mod row;
 mod verifier;
 
-use groundcheck_core::Json;
+use groundcheck_core::{ErrorKind, Json};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
 use crate::errors::{from_core, raise};
 use crate::json::{to_json, NotJson};
 
-/// The nodes `path` selects in `document` (JSON text, or a JSON-like Python value), exactly
-/// as `groundcheck resolve` prints them: `(normalized path, value as JSON text, descended)`.
+/// A resolved node as it crosses to Python: `(normalized path, value as JSON text,
+/// descended, read_as)`.
+type Node = (String, String, bool, Option<&'static str>);
+
+/// The nodes `path` selects in `document`, exactly as `groundcheck resolve` prints them:
+/// `(normalized path, value as JSON text, descended, read_as)`. A `str` document is a text,
+/// read as a raw output is (JSON, else its JSON Lines or YAML view); any other value is
+/// written as JSON first.
 #[pyfunction]
 fn _resolve(
     py: Python<'_>,
     document: &Bound<'_, PyAny>,
     path: &str,
-) -> PyResult<Vec<(String, String, bool)>> {
-    let text = match document.cast::<PyString>() {
-        Ok(s) => s.to_str()?.to_string(),
-        Err(_) => to_json(document).map_err(|e| match e {
-            NotJson::Value(problem) => {
-                raise(py, "InvalidDocumentError", &format!("document: {problem}"), &[])
-            }
-            NotJson::Raised(e) => e,
-        })?,
+) -> PyResult<Vec<Node>> {
+    let invalid = |problem: String| raise(py, "InvalidDocumentError", &format!("document: {problem}"), &[]);
+    let (text, is_text) = match document.cast::<PyString>() {
+        Ok(s) => (s.to_cow()?.into_owned(), true),
+        Err(_) => (
+            to_json(document).map_err(|e| match e {
+                NotJson::Value(problem) => invalid(problem),
+                NotJson::Raised(e) => e,
+            })?,
+            false,
+        ),
     };
-    let doc =
-        Json::parse(&text).map_err(|e| raise(py, "InvalidDocumentError", &format!("document: {e}"), &[]))?;
-    let nodes = groundcheck_core::resolve(path, &doc).map_err(|e| from_core(py, &e))?;
-    Ok(nodes.into_iter().map(|n| (n.path, n.value, n.descended)).collect())
+    let resolved = if is_text {
+        groundcheck_core::resolve_text(path, &text)
+    } else {
+        Json::parse(&text).and_then(|doc| groundcheck_core::resolve(path, &doc))
+    };
+    let nodes = resolved.map_err(|e| match e.kind() {
+        ErrorKind::Path | ErrorKind::PathLimit => from_core(py, &e),
+        _ => invalid(e.to_string()),
+    })?;
+    Ok(nodes.into_iter().map(|n| (n.path, n.value, n.descended, n.read_as.map(|r| r.as_str()))).collect())
 }
 
 /// Panics inside Rust, to show that a panic reaches Python as `InternalError` (tests).

@@ -191,6 +191,25 @@ def test_a_decimal_keeps_its_text_as_written() -> None:
     assert groundcheck.verify_invocation(row(retrieval_details=details, raw_output={"ratio": 0.95})).status == "unsupported"
 
 
+def test_yaml_and_json_lines_outputs_are_read_on_their_view() -> None:
+    pod = "status:\n  containerStatuses:\n  - lastState:\n      terminated:\n        exitCode: 137\n        reason: OOMKilled\n"
+    refs = {"evidence_refs": [{"raw_path": "$.status.containerStatuses[0].lastState.terminated.exitCode", "text": "137"}]}
+    verdict = groundcheck.verify_invocation(row(raw_output=None, raw_output_text=pod, retrieval_details=refs))
+    assert (verdict.status, verdict.warnings) == ("supported", ("read_as_yaml",))
+    assert verdict.refs[0].matched_path == "$['status']['containerStatuses'][0]['lastState']['terminated']['exitCode']"
+    logs = '{"level":"info","msg":"starting"}\n{"level":"error","msg":"connection refused"}\n'
+    nodes = groundcheck.resolve(logs, "$[1].msg")
+    assert nodes == [groundcheck.ResolvedNode("$[1]['msg']", "connection refused", False, "json_lines")]
+    # A scalar keeps its text: no type resolution in the view.
+    assert groundcheck.resolve(pod, "$..exitCode")[0].value == "137"
+    # `$` is decided on the text as one string; text that only looks like `key: value` has a view.
+    assert groundcheck.resolve("ERROR: connection refused", "$")[0].value == "ERROR: connection refused"
+    assert groundcheck.resolve("ERROR: connection refused", "$.ERROR")[0].read_as == "yaml"
+    # Plain text has no view: not a document to resolve in, as for the command line.
+    with pytest.raises(groundcheck.InvalidDocumentError):
+        groundcheck.resolve("plain words, not a map", "$.a")
+
+
 def test_raw_output_text_and_a_mapping_that_is_not_a_dict() -> None:
     from types import MappingProxyType
 

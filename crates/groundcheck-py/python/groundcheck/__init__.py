@@ -50,7 +50,7 @@ from ._groundcheck import (
     __version__,
     _resolve,
 )
-from ._types import Outcome, Reason, Rung, Source, Status, WarningName
+from ._types import Outcome, ReadAs, Reason, Rung, Source, Status, WarningName
 
 __all__ = [
     "SCHEMA",
@@ -65,6 +65,7 @@ __all__ = [
     "Nearest",
     "Outcome",
     "Policy",
+    "ReadAs",
     "Reason",
     "RefReport",
     "Report",
@@ -87,12 +88,14 @@ __all__ = [
 
 @dataclass(frozen=True)
 class ResolvedNode:
-    """A node a path selects: its RFC 9535 normalized path, its value, and whether it was
-    selected on the expanded view (inside a string that holds JSON)."""
+    """A node a path selects: its RFC 9535 normalized path, its value, whether it was
+    selected on the expanded view (inside a string that holds JSON), and, for a text that is
+    not JSON, the structured view it was selected on (``json_lines`` or ``yaml``)."""
 
     path: str
     value: Any
     descended: bool = False
+    read_as: ReadAs | None = None
 
 
 # The verifier of the module's functions under the default policy: built once, so its
@@ -126,7 +129,9 @@ def verify_bundle_json(text: str | bytes, policy: Policy | None = None) -> Repor
 
 
 def resolve(document: Any, path: str) -> list[ResolvedNode]:
-    """The nodes ``path`` selects in ``document`` (JSON text, or a JSON-like value), exactly
-    as ``groundcheck resolve`` finds them: RFC 9535 JSONPath, the RFC 6901 JSON Pointer
-    fallback, then the expanded view of strings holding JSON."""
-    return [ResolvedNode(p, json.loads(v), d) for p, v, d in _resolve(document, path)]
+    """The nodes ``path`` selects in ``document``, exactly as ``groundcheck resolve`` finds
+    them: RFC 9535 JSONPath, the RFC 6901 JSON Pointer fallback, then the expanded view of
+    strings holding JSON. A ``str`` is a tool output's text, read as verification reads one:
+    JSON, else (when the path selects nothing in the text as one string) its JSON Lines or
+    YAML view; any other value is a JSON-like value."""
+    return [ResolvedNode(p, json.loads(v), d, r) for p, v, d, r in _resolve(document, path)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal, TypeAlias
 
-__all__ = ["Outcome", "Reason", "Rung", "Source", "Status", "WarningName"]
+__all__ = ["Outcome", "ReadAs", "Reason", "Rung", "Source", "Status", "WarningName"]
 
 Status: TypeAlias = Literal["supported", "unsupported", "no_evidence"]
 Reason: TypeAlias = Literal[
@@ -38,5 +38,8 @@ WarningName: TypeAlias = Literal[
     "raw_output_missing",
     "raw_output_unreadable",
     "marker_with_refs",
+    "read_as_json_lines",
+    "read_as_yaml",
     "descended_into_string",
 ]
+ReadAs: TypeAlias = Literal["json_lines", "yaml"]

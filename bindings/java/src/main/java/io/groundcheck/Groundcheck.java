@@ -23,9 +23,10 @@ public final class Groundcheck {
      * The nodes {@code path} selects in {@code document} (JSON text), exactly as
      * {@code groundcheck resolve} and verification find them: RFC 9535 JSONPath as given (not
      * trimmed), the RFC 6901 JSON Pointer fallback, then the expanded view of strings that hold
-     * JSON.
+     * JSON. A document that is not JSON is read as a tool output is: when the path selects
+     * nothing in it as one string, on its JSON Lines or YAML view.
      *
-     * @throws GroundcheckException {@code JSON} for a document that is not JSON, {@code PATH} for
+     * @throws GroundcheckException {@code JSON} for a document that is not JSON and has no such view, {@code PATH} for
      *     a path that is not one (with its column), {@code TOO_DEEP} for a query on a document
      *     nested too deep
      */
@@ -38,7 +39,10 @@ public final class Groundcheck {
         for (Object node : Json.list(Json.parse(reply))) {
             Map<String, Object> m = Json.map(node);
             nodes.add(new ResolvedNode(
-                    Json.str(m.get("path")), Json.str(m.get("value")), Boolean.TRUE.equals(m.get("descended"))));
+                    Json.str(m.get("path")),
+                    Json.str(m.get("value")),
+                    Boolean.TRUE.equals(m.get("descended")),
+                    m.get("read_as") == null ? null : Json.str(m.get("read_as"))));
         }
         return nodes;
     }

@@ -16,6 +16,10 @@ public enum Warning {
     RAW_OUTPUT_UNREADABLE,
     /** The no-evidence marker came with real refs. */
     MARKER_WITH_REFS,
+    /** A ref was decided on the JSON Lines view of an output that is not JSON. */
+    READ_AS_JSON_LINES,
+    /** A ref was decided on the YAML view of an output that is not JSON. */
+    READ_AS_YAML,
     /** A path selected values only inside a string holding JSON. */
     DESCENDED_INTO_STRING;
 

@@ -117,7 +117,19 @@ class RowsTest {
         List<ResolvedNode> nodes = Groundcheck.resolve(
                 "{\"content\":[{\"type\":\"text\",\"text\":\"{\\\"items\\\":[{\\\"message\\\":\\\"disk full\\\"}]}\"}]}",
                 "$.content[0].text.items[0].message");
-        assertEquals(List.of(new ResolvedNode("$['content'][0]['text']['items'][0]['message']", "\"disk full\"", true)), nodes);
+        assertEquals(List.of(new ResolvedNode("$['content'][0]['text']['items'][0]['message']", "\"disk full\"", true, null)), nodes);
         assertEquals("0.950", Groundcheck.resolve("{\"data\":{\"value\":[1700000000,0.950]}}", "$..value[1]").get(0).valueJson());
+    }
+
+    @Test
+    void resolveReadsJsonLinesAndYamlOnTheirView() {
+        String logs = "{\"level\":\"info\",\"msg\":\"starting\"}\n{\"level\":\"error\",\"msg\":\"connection refused\"}\n";
+        assertEquals(List.of(new ResolvedNode("$[1]['msg']", "\"connection refused\"", false, "json_lines")),
+                Groundcheck.resolve(logs, "$[1].msg"));
+        String pod = "status:\n  containerStatuses:\n  - restartCount: 4\n";
+        assertEquals(List.of(new ResolvedNode("$['status']['containerStatuses'][0]['restartCount']", "\"4\"", false, "yaml")),
+                Groundcheck.resolve(pod, "$.status.containerStatuses[0].restartCount"));
+        GroundcheckException e = assertThrows(GroundcheckException.class, () -> Groundcheck.resolve("plain words", "$.a"));
+        assertEquals(GroundcheckException.Kind.JSON, e.kind());
     }
 }
