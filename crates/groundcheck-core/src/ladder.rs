@@ -85,14 +85,15 @@ impl<'t> Needle<'t> {
         self.exact.candidate(hay)
     }
 
-    /// [`Needle::exact_candidate`] for [`Needle::normalized_in`].
-    pub(crate) fn normalized_candidate(&self, hay: &[u8]) -> Option<usize> {
-        self.normalized.as_ref()?.candidate(hay)
+    /// The normalised text (empty when it normalises to nothing, which no leaf holds).
+    pub(crate) fn normalized_text(&self) -> &str {
+        &self.text
     }
 
-    /// [`Needle::exact_candidate`] for [`Needle::elided_in`]: the first piece.
-    pub(crate) fn elided_candidate(&self, hay: &[u8]) -> Option<usize> {
-        self.pieces.as_ref()?.first()?.candidate(hay)
+    /// Whether the elided rung can hold anywhere: the normalised text has two or more pieces
+    /// around `...`.
+    pub(crate) fn elides(&self) -> bool {
+        self.pieces.is_some()
     }
 
     /// Every piece, in order and without overlap, each at its first occurrence after the

@@ -26,9 +26,8 @@ const ENTRY_COST: usize = 48;
 /// Leaves this many or more are normalised on rayon when normalised together.
 const PARALLEL_LEAVES: usize = 256;
 
-/// The normalised text of each of `leaves`, in order, on rayon when there are many: for the
-/// cache below, and for `elsewhere`'s leaves read from a text (which no tree holds).
-pub(crate) fn normalize_each(leaves: &[&str]) -> Vec<String> {
+/// The normalised text of each of `leaves`, in order, on rayon when there are many.
+fn normalize_each(leaves: &[&str]) -> Vec<String> {
     if leaves.len() >= PARALLEL_LEAVES {
         leaves.par_iter().map(|leaf| normalize(leaf)).collect()
     } else {

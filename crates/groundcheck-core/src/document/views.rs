@@ -14,8 +14,8 @@ use super::source::Raw;
 use super::{Absent, OverLimit, Query, Search, Selected};
 use crate::address::AddressSet;
 use crate::json::{
-    expand, holds_at_most, parse_with_depth_limit, to_serde_value, Expanded, Json, Node, Rewritten, Step,
-    Tree,
+    expand, holds_at_most, may_hold_json, parse_with_depth_limit, to_serde_value, Expanded, Json, Node,
+    Rewritten, Step, Tree,
 };
 use crate::leaves::Leaves;
 use crate::path::Selection;
@@ -174,6 +174,10 @@ impl Expansion {
             // A text that is not JSON is one string, which holds no JSON: it would be JSON.
             View::Tree(tree) if tree.not_json => return Expansion::Same,
             View::Tree(tree) | View::Located { whole: Some(tree), .. } => Cow::Borrowed(&*tree.doc),
+            // No string of the text can hold JSON: nothing to parse again (`may_hold_json`).
+            View::Located { whole: None, text, .. } | View::Value { text, .. } if !may_hold_json(text) => {
+                return Expansion::Same
+            }
             View::Located { whole: None, .. } | View::Value { .. } => match TreeDoc::load(raw, policy) {
                 Ok(tree) => tree.doc,
                 Err(Absent::OverLimit) => return Expansion::OverLimit,

@@ -108,6 +108,55 @@ pub(super) fn starts_a_container(text: &str) -> bool {
     matches!(first, Some(b'{' | b'['))
 }
 
+/// Whether some string of the JSON text `text` may hold JSON, read from the text alone: a
+/// string holding JSON starts, past JSON white space, with `{` or `[`, and its text as
+/// written starts with `"`, then white space written as itself or escaped (`\n`,
+/// `\u0020`…), then `{`, `[` or their `\u` escapes. `false` when no `"` of the text is
+/// followed so (a closing quote never is in JSON: a `,`, `:`, `]` or `}` comes first), so that
+/// the expanded view is known to be the plain one without parsing the text (issue #31).
+pub(crate) fn may_hold_json(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    if memchr::memmem::find(bytes, b"\\u").is_some() {
+        return may_hold_json_escaped(bytes);
+    }
+    // No `\u` escape: look back from each `{` and `[` over white space for a `"`.
+    memchr::memchr2_iter(b'{', b'[', bytes).any(|open| {
+        let mut i = open;
+        loop {
+            match bytes[..i] {
+                [.., b' ' | b'\t' | b'\n' | b'\r'] => i -= 1,
+                [.., b'\\', b't' | b'n' | b'r'] => i -= 2,
+                [.., b'"'] => return true,
+                _ => return false,
+            }
+        }
+    })
+}
+
+/// [`may_hold_json`] of a text with `\u` escapes: forward from each `"`.
+fn may_hold_json_escaped(bytes: &[u8]) -> bool {
+    let hex = |at: usize| -> Option<u32> {
+        let digits = bytes.get(at..at + 4)?;
+        digits.iter().try_fold(0, |n, &b| Some(n * 16 + char::from(b).to_digit(16)?))
+    };
+    memchr::memchr_iter(b'"', bytes).any(|quote| {
+        let mut i = quote + 1;
+        loop {
+            match bytes.get(i..).unwrap_or_default() {
+                [b' ' | b'\t' | b'\n' | b'\r', ..] => i += 1,
+                [b'\\', b't' | b'n' | b'r', ..] => i += 2,
+                [b'{' | b'[', ..] => return true,
+                [b'\\', b'u', ..] => match hex(i + 2) {
+                    Some(0x20 | 0x09 | 0x0a | 0x0d) => i += 6,
+                    Some(0x7b | 0x5b) => return true,
+                    _ => return false,
+                },
+                _ => return false,
+            }
+        }
+    })
+}
+
 /// The value `text` holds, if it is JSON text whose top-level value is an object or array,
 /// parsed with nesting up to `max_depth`.
 fn held_json(text: &str, max_depth: usize) -> Result<Option<Node>, TooDeep> {
@@ -124,6 +173,36 @@ fn held_json(text: &str, max_depth: usize) -> Result<Option<Node>, TooDeep> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The quick test never says no where a string holds JSON, written in any of the ways JSON
+    /// allows, and says no to ordinary documents.
+    #[test]
+    fn may_hold_json_misses_no_string_that_holds_json() {
+        let holding = [
+            r#"{"a":"{\"b\":1}"}"#,
+            r#"["x", " [1]"]"#,
+            r#"{"a":"\n\t\r {}"}"#,
+            r#"{"a":"\u0020\u000A\u000d\u0009\u005B1]"}"#,
+            r#"{"a":"\u007b}"}"#,
+            r#""{\"whole\":true}""#,
+        ];
+        for text in holding {
+            assert!(may_hold_json(text), "{text}");
+        }
+        for text in [
+            r#"{"a":"b","c":[1,{"d":"e [f]"}]}"#,
+            "{\n  \"a\": {\n    \"b\": [\"x\"]\n  }\n}",
+            "[]",
+            r#""\ufeff{}""#,
+        ] {
+            assert!(!may_hold_json(text), "{text}");
+        }
+        // Against the tree: whenever a string holds JSON, the quick test says it may.
+        for text in holding {
+            let doc = Json::parse(text).unwrap();
+            assert!(expand(Cow::Borrowed(&doc), 64).unwrap().is_some(), "{text}");
+        }
+    }
 
     fn expanded(text: &str, max_depth: usize) -> Result<Option<String>, TooDeep> {
         let doc = Json::parse(text).unwrap();

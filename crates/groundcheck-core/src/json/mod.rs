@@ -18,7 +18,7 @@ mod walk;
 mod write;
 mod yaml;
 
-pub(crate) use expand::{expand, Expanded};
+pub(crate) use expand::{expand, may_hold_json, Expanded};
 pub(crate) use lines::{json_lines_view, LinesView};
 pub(crate) use locate::{locate, Seg, MAX_PATHS};
 pub(crate) use normalized::{join, push_index, push_name, push_steps};
