@@ -654,9 +654,47 @@ fn bench_generated(c: &mut Criterion) {
                     bench_verify(&mut group, case, &format!("rung/{label}/{case}"), &inv, *rung);
                 }
                 group.finish();
+                if size == MIB {
+                    bench_misses(c, label, &doc);
+                }
             }
         }
     }
+}
+
+/// Issue #31: a miss beside a hit on the same 1 MB `logs` document and its singular path
+/// (`$.data.result[N].values[3][1]`): `text_not_found` (a misquote: `nearest` is found),
+/// `path_not_found` with `elsewhere` (the right quote under an index past the end) and without
+/// (an invented quote under that path).
+fn bench_misses(c: &mut Criterion, label: &str, doc: &Doc) {
+    let singular = &doc.paths[0].1;
+    let wrong = singular.replace("values[3]", "values[99999]");
+    assert_ne!(&wrong, singular, "the singular path indexes values[3]");
+    let misquote = format!("{} after 3000ms", LOG_QUOTE);
+    let cases: [(&str, &str, &str, RefOutcome, bool); 4] = [
+        ("hit", singular, LOG_QUOTE, RefOutcome::Verified, false),
+        ("text_not_found", singular, &misquote, RefOutcome::TextNotFound, false),
+        ("path_not_found_elsewhere", &wrong, LOG_QUOTE, RefOutcome::PathNotFound, true),
+        ("path_not_found", &wrong, LOG_MISS, RefOutcome::PathNotFound, false),
+    ];
+    let mut group = c.benchmark_group(format!("miss/logs/{label}"));
+    configure(&mut group, doc.text.len());
+    let verifier = Verifier::default();
+    for (i, (case, path, text, outcome, elsewhere)) in cases.into_iter().enumerate() {
+        let inv = invocation(i as i64, Kind::Logs.tool(), path, text, &doc.text);
+        let mut unchecked = true;
+        group.bench_function(case, |b| {
+            if std::mem::take(&mut unchecked) {
+                let r = &verifier.verify(&inv).refs[0];
+                assert_eq!((r.outcome, r.elsewhere.is_some()), (outcome, elsewhere), "miss/{case}: {r:?}");
+                if outcome == RefOutcome::TextNotFound {
+                    assert!(r.nearest.is_some(), "miss/{case}: {r:?}");
+                }
+            }
+            b.iter(|| verifier.verify(black_box(&inv)))
+        });
+    }
+    group.finish();
 }
 
 /// JSON inside strings: each 1 MB document wrapped as an MCP tool result (the whole output

@@ -292,7 +292,7 @@ impl Contents {
     fn candidates(&self, anchor: Option<&Anchor>, limit: usize) -> Vec<usize> {
         let Some(Anchor(runs)) = anchor else { return (0..limit).collect() };
         let (anchor, others) = (&runs[0], &runs[1..]);
-        let others: Vec<memmem::Finder<'_>> = others.iter().map(|run| memmem::Finder::new(run)).collect();
+        let others: Vec<memmem::Finder<'_>> = others.iter().map(memmem::Finder::new).collect();
         let mut found = Vec::new();
         let hay = self.lower.as_bytes();
         let finder = memmem::Finder::new(anchor.as_bytes());
