@@ -76,6 +76,21 @@ pub struct Pending {
 }
 
 impl Pending {
+    /// The bytes of text the engine will read for this row (its raw output, preview and
+    /// claim): what the work of verifying it grows with.
+    pub fn text_bytes(&self) -> usize {
+        let inv = &self.invocation;
+        let column = |c: &Option<JsonText>| c.as_ref().map_or(0, |t| t.0.len());
+        let raw_text = match &inv.raw_output {
+            Some(RawOutput::Text(text)) => text.len(),
+            _ => 0,
+        };
+        column(&self.raw_output)
+            + column(&self.retrieval_details)
+            + raw_text
+            + inv.output_preview.as_ref().map_or(0, String::len)
+    }
+
     /// The invocation, its JSON columns parsed: no Python object is touched, so this runs
     /// with the GIL let go.
     ///
