@@ -14,6 +14,7 @@
 
 mod escape;
 mod raw;
+mod text;
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;
@@ -477,7 +478,7 @@ fn explanation(r: &RefReport) -> Vec<String> {
 /// are shown.
 fn write_whole(page: &mut String, laid: &Pretty<'_>, marks: &[Mark<'_>], label: Option<&str>) {
     let view = label.map(|label| format!(", {label}")).unwrap_or_default();
-    let lines = laid.lines.len();
+    let lines = text::of(laid).map_or(laid.lines.len(), text::line_count);
     if raw::fits_whole(laid) {
         let _ = write!(page, "<details class=\"raw\"><summary>raw output ({lines} lines{view})</summary>");
         raw::whole(page, laid, marks);

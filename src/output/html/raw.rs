@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use groundcheck_core::view::{exact_span, LeafKind, Line, Piece, Pretty};
 
 use super::escape::{json_string, text};
+use super::text as plain;
 
 /// Lines of context above and below a marked leaf in a ref's excerpt.
 pub const CONTEXT: usize = 3;
@@ -34,7 +35,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    fn name(self) -> &'static str {
+    pub(super) fn name(self) -> &'static str {
         match self {
             Kind::Quote => "quote",
             Kind::Leaf => "leaf",
@@ -61,6 +62,9 @@ pub struct Mark<'r> {
 /// around it, regions that touch merged, a `⋯` line between regions.
 pub fn excerpt(out: &mut String, pretty: &Pretty<'_>, marks: &[Mark<'_>], index: usize) {
     let own: Vec<&Mark<'_>> = marks.iter().filter(|m| m.index == index && m.line.is_some()).collect();
+    if let Some(text) = plain::of(pretty) {
+        return plain::excerpt(out, text, &own);
+    }
     let mut regions: Vec<(usize, usize)> = Vec::new();
     let mut at: Vec<usize> = own.iter().filter_map(|m| m.line).collect();
     at.sort_unstable();
@@ -90,6 +94,9 @@ pub fn excerpt(out: &mut String, pretty: &Pretty<'_>, marks: &[Mark<'_>], index:
 /// Whether the whole output goes on the page: at most [`WHOLE_MAX_LINES`] lines and
 /// [`WHOLE_MAX_BYTES`] of leaf text.
 pub fn fits_whole(pretty: &Pretty<'_>) -> bool {
+    if let Some(text) = plain::of(pretty) {
+        return plain::line_count(text) <= WHOLE_MAX_LINES && text.len() <= WHOLE_MAX_BYTES;
+    }
     let bytes: usize = pretty
         .lines
         .iter()
@@ -100,6 +107,10 @@ pub fn fits_whole(pretty: &Pretty<'_>) -> bool {
 
 /// Writes every line, with every mark.
 pub fn whole(out: &mut String, pretty: &Pretty<'_>, marks: &[Mark<'_>]) {
+    if let Some(text) = plain::of(pretty) {
+        let marked: Vec<&Mark<'_>> = marks.iter().filter(|m| m.line == Some(0)).collect();
+        return plain::whole(out, text, &marked);
+    }
     out.push_str("<pre class=\"whole\">");
     for (n, line) in pretty.lines.iter().enumerate() {
         let here: Vec<&Mark<'_>> = marks.iter().filter(|m| m.line == Some(n)).collect();
@@ -207,7 +218,7 @@ fn write_leaf(
 /// collapsed, NFKC), so it is looked for as written, then ignoring ASCII case (in leaves of
 /// bounded size). A leaf whose
 /// normalisation changed more than that keeps only its leaf mark.
-fn loose_span(leaf: &str, closest: &str) -> Option<(usize, usize)> {
+pub(super) fn loose_span(leaf: &str, closest: &str) -> Option<(usize, usize)> {
     if closest.is_empty() {
         return None;
     }
