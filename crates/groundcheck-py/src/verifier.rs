@@ -35,7 +35,8 @@ fn detached<T: Send>(py: Python<'_>, work: impl FnOnce() -> T + Send) -> PyResul
 /// How many rows are read between two moments when other Python threads may take the GIL.
 const ROWS_BETWEEN_YIELDS: usize = 32;
 
-/// Rows with less text than this are verified with the GIL held (about 10 µs of work).
+/// Rows with less text than this are verified with the GIL held: their work is shorter than
+/// a hand-over of the GIL to a waiting thread (benches/README.md).
 const DETACH_BYTES: usize = 4 * 1024;
 
 fn pending_is_small(pending: &Pending) -> bool {
@@ -115,8 +116,8 @@ impl Verifier {
             self.attach(&mut invocation);
             Verdict::one(self.core.verify(&invocation[0]))
         };
-        // A small row is verified in a few microseconds, less than another thread takes to
-        // wake up and take the GIL over: letting it go would only make threads queue for it.
+        // A small row is verified faster than another thread wakes up and takes the GIL
+        // over: letting it go would only make threads queue for it.
         // A larger row, or a raw-output file to read, is verified with the GIL let go.
         if small {
             catch_unwind(AssertUnwindSafe(work)).map_err(|payload| panicked(py, payload.as_ref()))

@@ -13,6 +13,7 @@
 //! `data-ref` and a `data-mark` of `quote`, `leaf`, `nearest` or `elsewhere`.
 
 mod escape;
+mod mark;
 mod raw;
 mod text;
 
@@ -28,7 +29,7 @@ use groundcheck_core::{
 use sha2::{Digest, Sha256};
 
 use self::escape::text;
-use self::raw::{Kind, Mark};
+use self::mark::{Kind, Mark};
 use super::explain;
 use super::human::{path_problem, total};
 use groundcheck_files::{row_key, Lookups};

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use groundcheck_core::view::{exact_span, LeafKind, Line, Piece, Pretty};
 
 use super::escape::text as escaped;
-use super::raw::{loose_span, Kind, Mark, CONTEXT, LEAF_MAX_CHARS};
+use super::mark::{loose_span, Kind, Mark, CONTEXT, LEAF_MAX_CHARS};
 
 /// The text of `pretty` when the document is one string: its only line, a string at the root.
 pub fn of<'d>(pretty: &Pretty<'d>) -> Option<&'d str> {
