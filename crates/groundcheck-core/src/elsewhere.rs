@@ -28,7 +28,7 @@ use crate::json::{text_leaf_path, text_leaves, TextLeaves, Tree};
 use crate::ladder::{for_each_leaf, leaf_path, Needle};
 use crate::leaves::{normalize_each, Leaves};
 use crate::path::Selection;
-use crate::policy::{Policy, Rung};
+use crate::policy::{Limit, Policy, Rung};
 
 /// A view's leaves as two texts (as written, normalised), in document order.
 pub(crate) struct Haystack {
@@ -200,7 +200,7 @@ impl Search for Elsewhere<'_> {
         let haystack = self.haystack.get()?;
         match haystack.read {
             Read::Tree => None,
-            Read::TextOverLimit => Some(Err(OverLimit)),
+            Read::TextOverLimit => Some(Err(OverLimit(Limit::Nodes))),
             Read::Text { .. } => {
                 let found = haystack.first_holding(self.needle, self.policy.loosest_exact_rung());
                 let path =

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
 use crate::path::{limit_error, EvidencePath, PathError};
-use crate::policy::Rung;
+use crate::policy::{Limit, Rung};
 use crate::score::Score;
 
 /// The schema name every report carries.
@@ -176,6 +176,9 @@ pub struct RefReport {
     /// does hold the text — the quote is right, the path points at the wrong node.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub elsewhere: Option<String>,
+    /// For `limit_exceeded`: the limit the ref hit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<Limit>,
     /// For an `invalid_path` ref, and a `limit_exceeded` ref whose path passes a limit of its
     /// own: why, with the position counted in `raw_path` as given. Not in the JSON report
     /// (schema v1 has no such field); a report read back from JSON gets it again.
@@ -203,6 +206,8 @@ struct RefFields {
     nearest: Option<Nearest>,
     #[serde(default)]
     elsewhere: Option<String>,
+    #[serde(default)]
+    limit: Option<Limit>,
 }
 
 impl From<RefFields> for RefReport {
@@ -222,6 +227,7 @@ impl From<RefFields> for RefReport {
             in_preview: f.in_preview,
             nearest: f.nearest,
             elsewhere: f.elsewhere,
+            limit: f.limit,
             path_error,
         }
     }

@@ -76,6 +76,11 @@ fn ref_sentence(r: &RefReport) -> String {
             Some(false) => ", no raw output to check (not in the preview either)",
             None => ", no raw output to check",
         }),
+        RefOutcome::LimitExceeded => {
+            if let Some(limit) = r.limit {
+                let _ = write!(s, ", past the {} limit", limit.as_str());
+            }
+        }
         _ => {}
     }
     s
@@ -107,6 +112,7 @@ mod tests {
             in_preview: None,
             nearest: None,
             elsewhere: None,
+            limit: None,
             path_error: None,
         }
     }
@@ -147,6 +153,14 @@ mod tests {
         let text = explain(&verdict(refs));
         assert_eq!(text.matches("probably invented").count(), FAILED_REFS_SHOWN);
         assert!(text.ends_with("; and 3 more failed refs"), "{text}");
+    }
+
+    #[test]
+    fn a_limit_exceeded_ref_names_its_limit() {
+        let mut r = failed_ref(0, RefOutcome::LimitExceeded);
+        r.limit = Some(groundcheck_core::Limit::Depth);
+        assert!(explain(&verdict(vec![r]))
+            .ends_with("ref 0 limit_exceeded: \"conn refused\" under $.logs[0], past the depth limit"));
     }
 
     #[test]

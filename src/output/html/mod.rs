@@ -24,7 +24,8 @@ use std::path::{Path, PathBuf};
 use base64::Engine as _;
 use groundcheck_core::{
     view::{expanded_document, pretty, raw_document, structured_document, Pretty},
-    Invocation, Policy, RefOutcome, RefReport, Report, Run, RunReport, Rung, Score, Source, Status, Verdict,
+    Invocation, Limits, Policy, RefOutcome, RefReport, Report, Run, RunReport, Rung, Score, Source, Status,
+    Verdict,
 };
 use sha2::{Digest, Sha256};
 
@@ -324,7 +325,7 @@ fn write_invocation(
 
     page.push_str("<ol class=\"refs\">\n");
     for r in &v.refs {
-        write_ref(page, &data_ref(r), r, &views, row);
+        write_ref(page, &data_ref(r), r, &views, row, &policy.limits);
     }
     page.push_str("</ol>\n");
     if let Some(plain) = &plain {
@@ -383,6 +384,7 @@ fn write_ref(
     r: &RefReport,
     views: &[(Option<&Pretty<'_>>, &[Mark<'_>], Option<&str>)],
     row: Option<&Invocation>,
+    limits: &Limits,
 ) {
     let outcome = r.outcome.as_str();
     let _ = write!(page, "<li data-ref=\"{data_ref}\" data-outcome=\"{outcome}\">\n<p class=\"ref\">");
@@ -400,7 +402,7 @@ fn write_ref(
         None => page.push_str("<em>no text</em>"),
     }
     page.push_str("</p>\n");
-    for line in explanation(r) {
+    for line in explanation(r, limits) {
         let _ = writeln!(page, "<p class=\"why\">{line}</p>");
     }
     for &(laid, marks, label) in views {
@@ -427,7 +429,7 @@ fn write_ref(
 /// What a ref's outcome means, one sentence a line (HTML): the rung and leaf that verified
 /// it, or for a failure the nearest candidate, where the text is instead, or that nothing is
 /// close.
-fn explanation(r: &RefReport) -> Vec<String> {
+fn explanation(r: &RefReport, limits: &Limits) -> Vec<String> {
     let path = |p: &str| format!("<code class=\"path\">{}</code>", text(p));
     let mut lines = Vec::new();
     match r.outcome {
@@ -466,11 +468,11 @@ fn explanation(r: &RefReport) -> Vec<String> {
             }
             None => lines.push("No raw output to check against.".into()),
         },
-        _ => {
-            if let Some(problem) = path_problem(r) {
-                lines.push(text(&problem));
-            }
-        }
+        _ => match (path_problem(r), r.limit) {
+            (Some(problem), _) => lines.push(text(&problem)),
+            (None, Some(limit)) => lines.push(text(&explain::limit(limit, limits))),
+            (None, None) => {}
+        },
     }
     lines
 }
