@@ -79,6 +79,9 @@ fn write_run(
             |col, s| if col == 2 { paint.status(verdict.status, s) } else { s.to_string() },
             out,
         )?;
+        if let Some(why) = &verdict.malformed {
+            writeln!(out, "{UNDER_ROW}{}", visible(why, paint.on))?;
+        }
         for r in verdict.refs.iter().filter(|r| shown(r)) {
             write_ref(r, paint, limits, out)?;
         }
@@ -168,13 +171,11 @@ fn write_ref(r: &RefReport, paint: Paint, limits: &Limits, out: &mut dyn Write) 
     for line in diagnosis(r, paint) {
         writeln!(out, "{under}{line}")?;
     }
-    match path_problem(r) {
-        Some(problem) => writeln!(out, "{under}{problem}")?,
-        None => {
-            if let Some(limit) = r.limit {
-                writeln!(out, "{under}{}", explain::limit(limit, limits))?;
-            }
-        }
+    match (path_problem(r), r.limit, &r.malformed) {
+        (Some(problem), _, _) => writeln!(out, "{under}{problem}")?,
+        (None, Some(limit), _) => writeln!(out, "{under}{}", explain::limit(limit, limits))?,
+        (None, None, Some(why)) => writeln!(out, "{under}{}", visible(why, paint.on))?,
+        (None, None, None) => {}
     }
     Ok(())
 }

@@ -234,6 +234,7 @@ mod tests {
             elsewhere: elsewhere.then(|| "$['n']".to_string()),
             limit: None,
             path_error: None,
+            malformed: None,
         }
     }
 

@@ -184,6 +184,11 @@ pub struct RefReport {
     /// (schema v1 has no such field); a report read back from JSON gets it again.
     #[serde(skip)]
     pub path_error: Option<Error>,
+    /// For a `malformed_ref` ref: what is wrong with it (`unknown key rawPath; did you mean
+    /// raw_path?`), for the texts a person reads. Not in the JSON report; a report read back
+    /// from JSON has none.
+    #[serde(skip)]
+    pub malformed: Option<String>,
 }
 
 /// [`RefReport`]'s fields as the JSON report holds them (everything but `path_error`), read
@@ -229,6 +234,7 @@ impl From<RefFields> for RefReport {
             elsewhere: f.elsewhere,
             limit: f.limit,
             path_error,
+            malformed: None,
         }
     }
 }
@@ -266,6 +272,11 @@ pub struct Verdict {
     pub refs: Vec<RefReport>,
     /// Warnings in the fixed order of [`Warning`]'s declaration.
     pub warnings: Vec<Warning>,
+    /// For `malformed_details`: what is malformed (`evidence_refs is an object, not an
+    /// array`), for the texts a person reads. Not in the JSON report (schema v1 has no such
+    /// field); a report read back from JSON has none.
+    #[serde(skip)]
+    pub malformed: Option<String>,
 }
 
 impl Verdict {

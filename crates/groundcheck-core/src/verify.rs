@@ -164,9 +164,14 @@ fn verify_with(
         source,
         refs,
         warnings,
+        malformed: None,
     };
-    let Some(refs) = &claim.refs else {
-        return verdict(Status::Unsupported, Reason::MalformedDetails, Vec::new(), warnings);
+    let refs = match &claim.refs {
+        Ok(refs) => refs,
+        Err(why) => {
+            let malformed = verdict(Status::Unsupported, Reason::MalformedDetails, Vec::new(), warnings);
+            return Verdict { malformed: Some(why.clone()), ..malformed };
+        }
     };
 
     let real = refs.iter().filter(|r| !r.is_marker()).count();
@@ -289,6 +294,10 @@ impl<'a> Checker<'a> {
             nearest: checked.nearest,
             elsewhere: checked.elsewhere,
             limit: checked.limit,
+            malformed: match claimed {
+                ClaimedRef::Malformed { why, .. } => Some(why.clone()),
+                _ => None,
+            },
         }
     }
 

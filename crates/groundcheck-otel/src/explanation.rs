@@ -25,6 +25,9 @@ pub fn explain(verdict: &Verdict) -> String {
         counts.verified,
         counts.real
     );
+    if let Some(why) = &verdict.malformed {
+        let _ = write!(text, "; {}", clip(why));
+    }
     let failed: Vec<&RefReport> = verdict.refs.iter().filter(|r| failed(r)).collect();
     for r in failed.iter().take(FAILED_REFS_SHOWN) {
         let _ = write!(text, "; {}", ref_sentence(r));
@@ -76,6 +79,11 @@ fn ref_sentence(r: &RefReport) -> String {
             Some(false) => ", no raw output to check (not in the preview either)",
             None => ", no raw output to check",
         }),
+        RefOutcome::MalformedRef => {
+            if let Some(why) = &r.malformed {
+                let _ = write!(s, ", {}", clip(why));
+            }
+        }
         RefOutcome::LimitExceeded => {
             if let Some(limit) = r.limit {
                 let _ = write!(s, ", past the {} limit", limit.as_str());
@@ -114,6 +122,7 @@ mod tests {
             elsewhere: None,
             limit: None,
             path_error: None,
+            malformed: None,
         }
     }
 
@@ -128,6 +137,7 @@ mod tests {
             source: Source::RawOutput,
             refs,
             warnings: Vec::new(),
+            malformed: None,
         }
     }
 

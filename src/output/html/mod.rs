@@ -264,6 +264,9 @@ fn write_invocation(
         (Some(c), None) => format!("{} (not a status)", text(c)),
     };
     let _ = write!(page, "<dt>claimed</dt><dd>{claimed}</dd><dt>source</dt><dd>{}</dd>", v.source.as_str());
+    if let Some(why) = &v.malformed {
+        let _ = write!(page, "<dt>malformed</dt><dd>{}</dd>", text(why));
+    }
     for w in &v.warnings {
         let _ = write!(page, "<dt>warning</dt><dd><code>{}</code>: {}", w.as_str(), explain::warning(*w));
         if let Some(lookup) = explain::lookup(*w, tried) {
@@ -468,10 +471,11 @@ fn explanation(r: &RefReport, limits: &Limits) -> Vec<String> {
             }
             None => lines.push("No raw output to check against.".into()),
         },
-        _ => match (path_problem(r), r.limit) {
-            (Some(problem), _) => lines.push(text(&problem)),
-            (None, Some(limit)) => lines.push(text(&explain::limit(limit, limits))),
-            (None, None) => {}
+        _ => match (path_problem(r), r.limit, &r.malformed) {
+            (Some(problem), _, _) => lines.push(text(&problem)),
+            (None, Some(limit), _) => lines.push(text(&explain::limit(limit, limits))),
+            (None, None, Some(why)) => lines.push(text(why)),
+            (None, None, None) => {}
         },
     }
     lines
