@@ -69,24 +69,12 @@ pub(crate) fn read_claim(details: Option<&Json>, max_refs: usize) -> Claim {
     }
 }
 
-/// What a value is, for saying what was found instead of what the claim needs.
-fn what(node: &Node) -> &'static str {
-    match node {
-        Node::Null => "null",
-        Node::Bool(_) => "a boolean",
-        Node::Number(_) => "a number",
-        Node::String(_) => "a string",
-        Node::Array(_) => "an array",
-        Node::Object(_) => "an object",
-    }
-}
-
 fn from_value(node: &Node, max_refs: usize) -> Claim {
     let members = match node {
         Node::Null => return Claim { claimed_status: None, refs: Ok(Vec::new()) },
         Node::Object(_) => node,
         other => {
-            let why = format!("retrieval_details is {}, not an object", what(other));
+            let why = format!("retrieval_details is {}, not an object", other.what());
             return Claim { claimed_status: None, refs: Err(why) };
         }
     };
@@ -98,7 +86,7 @@ fn from_value(node: &Node, max_refs: usize) -> Claim {
             .enumerate()
             .map(|(i, item)| if i < max_refs { classify(item) } else { unread(item) })
             .collect()),
-        Some(other) => Err(format!("evidence_refs is {}, not an array", what(other))),
+        Some(other) => Err(format!("evidence_refs is {}, not an array", other.what())),
     };
     Claim { claimed_status, refs }
 }
@@ -125,7 +113,7 @@ fn classify(item: &Node) -> ClaimedRef {
 /// `raw_path`?), or the member that is missing or not a string.
 fn malformed(item: &Node) -> String {
     let Node::Object(members) = item else {
-        return format!("the ref is {}, not an object with raw_path and text", what(item));
+        return format!("the ref is {}, not an object with raw_path and text", item.what());
     };
     let squash = |key: &str| {
         key.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect::<String>()
@@ -141,7 +129,7 @@ fn malformed(item: &Node) -> String {
         match item.member(wanted) {
             None => return format!("{wanted} is missing"),
             Some(Node::String(_)) => {}
-            Some(other) => return format!("{wanted} is {}, not a string", what(other)),
+            Some(other) => return format!("{wanted} is {}, not a string", other.what()),
         }
     }
     "the ref is not an object with raw_path and text".into()

@@ -47,6 +47,19 @@ pub(crate) enum Node {
 }
 
 impl Node {
+    /// What the value is, for a message saying what was found instead of what was needed
+    /// (`a string`, `an array`).
+    pub(crate) fn what(&self) -> &'static str {
+        match self {
+            Node::Null => "null",
+            Node::Bool(_) => "a boolean",
+            Node::Number(_) => "a number",
+            Node::String(_) => "a string",
+            Node::Array(_) => "an array",
+            Node::Object(_) => "an object",
+        }
+    }
+
     /// The text a leaf is matched by (docs/verification.md#the-ladder), or `None` for containers.
     pub(crate) fn leaf_text(&self) -> Option<&str> {
         match self {
