@@ -3,10 +3,10 @@
 
 use std::fmt::Write as _;
 
-use groundcheck_core::view::{exact_span, LeafKind, Line, Piece, Pretty};
+use groundcheck_core::view::{LeafKind, Line, Piece, Pretty};
 
 use super::escape::{json_string, text};
-use super::mark::{loose_span, Kind, Mark, CONTEXT, LEAF_MAX_CHARS};
+use super::mark::{back, forward, highlight, Highlight, Mark, CONTEXT, LEAF_MAX_CHARS};
 use super::text as plain;
 
 /// The whole output is on the page (behind a fold) up to this many lines…
@@ -95,24 +95,10 @@ fn write_line(out: &mut String, n: usize, line: &Line<'_>, marks: &[&Mark<'_>], 
         Piece::Open(c) | Piece::Close(c) => out.push(c),
         Piece::Empty(t) => out.push_str(t),
         Piece::Leaf(kind, leaf) => {
-            let quote = marks.iter().copied().find_map(|m| {
-                let q = m.quote.filter(|_| m.kind == Kind::Quote)?;
-                exact_span(leaf, q).map(|span| (m, span))
-            });
-            let wraps: Vec<&Mark<'_>> =
-                marks.iter().copied().filter(|m| quote.is_none_or(|(q, _)| !std::ptr::eq(*m, q))).collect();
+            let Highlight { inner, around: wraps } = highlight(leaf, marks);
             for m in &wraps {
                 let _ = write!(out, "<mark data-ref=\"{}\" data-mark=\"{}\">", m.data_ref, m.kind.name());
             }
-            let inner = match quote {
-                Some((m, span)) => {
-                    Some((format!("<mark data-ref=\"{}\" data-mark=\"quote\">", m.data_ref), "</mark>", span))
-                }
-                None => wraps.iter().find_map(|m| {
-                    let closest = m.quote.filter(|_| m.kind == Kind::Nearest)?;
-                    Some(("<span class=\"closest\">".to_string(), "</span>", loose_span(leaf, closest)?))
-                }),
-            };
             write_leaf(
                 out,
                 kind,
@@ -150,8 +136,8 @@ fn write_leaf(
     let (mut from, mut to) = (0, leaf.len());
     if cut && leaf.chars().count() > LEAF_MAX_CHARS {
         (from, to) = match quote {
-            Some((_, _, (s, e))) => (back(leaf, s, WINDOW), forward(leaf, e, WINDOW)),
-            None => (0, forward(leaf, 0, WINDOW * 2)),
+            Some((_, _, (s, e))) => (back(leaf, s, 0, WINDOW), forward(leaf, e, leaf.len(), WINDOW)),
+            None => (0, forward(leaf, 0, leaf.len(), WINDOW * 2)),
         };
     }
     let _ = write!(out, "<span class=\"{class}\">{quoted}");
@@ -172,19 +158,10 @@ fn write_leaf(
     let _ = write!(out, "{quoted}</span>");
 }
 
-/// The byte offset `chars` characters before `at` (or 0).
-fn back(s: &str, at: usize, chars: usize) -> usize {
-    s[..at].char_indices().rev().nth(chars.saturating_sub(1)).map_or(0, |(i, _)| i)
-}
-
-/// The byte offset `chars` characters after `at` (or the end).
-fn forward(s: &str, at: usize, chars: usize) -> usize {
-    s[at..].char_indices().nth(chars).map_or(s.len(), |(i, _)| at + i)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::output::html::mark::{loose_span, Kind};
     use groundcheck_core::view::pretty;
     use groundcheck_core::Json;
 

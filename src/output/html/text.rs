@@ -5,10 +5,10 @@
 
 use std::fmt::Write as _;
 
-use groundcheck_core::view::{exact_span, LeafKind, Line, Piece, Pretty};
+use groundcheck_core::view::{LeafKind, Line, Piece, Pretty};
 
 use super::escape::text as escaped;
-use super::mark::{loose_span, Kind, Mark, CONTEXT, LEAF_MAX_CHARS};
+use super::mark::{back, forward, highlight, Highlight, Mark, CONTEXT, LEAF_MAX_CHARS};
 
 /// The text of `pretty` when the document is one string: its only line, a string at the root.
 pub fn of<'d>(pretty: &Pretty<'d>) -> Option<&'d str> {
@@ -39,38 +39,12 @@ pub fn line_count(text: &str) -> usize {
     lines(text).len()
 }
 
-/// What the marks put on the text: the highlight inside it (the exact quote, else a near
-/// miss's closest text) and the marks around it.
-struct Marked<'m> {
-    inner: Option<(String, &'static str, (usize, usize))>,
-    around: Vec<&'m Mark<'m>>,
-}
-
-fn marked<'m>(text: &str, marks: &[&'m Mark<'m>]) -> Marked<'m> {
-    let quote = marks.iter().copied().find_map(|m| {
-        let q = m.quote.filter(|_| m.kind == Kind::Quote)?;
-        exact_span(text, q).map(|span| (m, span))
-    });
-    let around: Vec<&Mark<'_>> =
-        marks.iter().copied().filter(|m| quote.is_none_or(|(q, _)| !std::ptr::eq(*m, q))).collect();
-    let inner = match quote {
-        Some((m, span)) => {
-            Some((format!("<mark data-ref=\"{}\" data-mark=\"quote\">", m.data_ref), "</mark>", span))
-        }
-        None => around.iter().find_map(|m| {
-            let closest = m.quote.filter(|_| m.kind == Kind::Nearest)?;
-            Some(("<span class=\"closest\">".to_string(), "</span>", loose_span(text, closest)?))
-        }),
-    };
-    Marked { inner, around }
-}
-
 /// Writes lines `from..=to` of `text` (all of them when `window` is `None`), numbered, with
 /// the marks; in an excerpt, a line longer than [`LEAF_MAX_CHARS`] is cut around the
 /// highlight (or to its start).
 fn write(out: &mut String, text: &str, marks: &[&Mark<'_>], window: Option<(usize, usize)>, class: &str) {
     let all = lines(text);
-    let Marked { inner, around } = marked(text, marks);
+    let Highlight { inner, around } = highlight(text, marks);
     let (from, to) = window.unwrap_or((0, all.len() - 1));
     let _ = write!(out, "<pre class=\"{class} text\">");
     if from > 0 {
@@ -85,8 +59,8 @@ fn write(out: &mut String, text: &str, marks: &[&Mark<'_>], window: Option<(usiz
         let (mut a, mut b) = (start, end);
         if window.is_some() && text[start..end].chars().count() > LEAF_MAX_CHARS {
             let near = inner.as_ref().map(|(_, _, (s, _))| *s).filter(|s| (start..=end).contains(s));
-            a = near.map_or(start, |s| back_to(text, s, start, LEAF_MAX_CHARS / 2));
-            b = forward_to(text, a, end, LEAF_MAX_CHARS);
+            a = near.map_or(start, |s| back(text, s, start, LEAF_MAX_CHARS / 2));
+            b = forward(text, a, end, LEAF_MAX_CHARS);
             if a > start {
                 let _ = write!(
                     out,
@@ -131,7 +105,7 @@ fn write(out: &mut String, text: &str, marks: &[&Mark<'_>], window: Option<(usiz
 pub fn excerpt(out: &mut String, text: &str, marks: &[&Mark<'_>]) {
     let all = lines(text);
     let line_of = |at: usize| all.iter().position(|&(_, end)| at <= end).unwrap_or(all.len() - 1);
-    let (first, last) = match marked(text, marks).inner {
+    let (first, last) = match highlight(text, marks).inner {
         Some((_, _, (s, e))) => (line_of(s), line_of(e)),
         None => (0, 0),
     };
@@ -144,19 +118,10 @@ pub fn whole(out: &mut String, text: &str, marks: &[&Mark<'_>]) {
     write(out, text, marks, None, "whole");
 }
 
-/// The byte offset `chars` characters before `at`, not before `floor`.
-fn back_to(s: &str, at: usize, floor: usize, chars: usize) -> usize {
-    s[floor..at].char_indices().rev().nth(chars.saturating_sub(1)).map_or(floor, |(i, _)| floor + i)
-}
-
-/// The byte offset `chars` characters after `at`, not past `ceiling`.
-fn forward_to(s: &str, at: usize, ceiling: usize, chars: usize) -> usize {
-    s[at..ceiling].char_indices().nth(chars).map_or(ceiling, |(i, _)| at + i)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::output::html::mark::Kind;
     use groundcheck_core::view::pretty;
     use groundcheck_core::Json;
 
