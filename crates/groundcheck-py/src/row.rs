@@ -62,8 +62,7 @@ struct JsonText(String);
 impl JsonText {
     /// The column's value; `None` for JSON `null`, as in a bundle.
     fn parse(self) -> Option<Json> {
-        let json = Json::parse(&self.0).unwrap_or_else(|_| Json::string(&self.0));
-        (!json.is_null()).then_some(json)
+        Json::from_column(&self.0)
     }
 }
 

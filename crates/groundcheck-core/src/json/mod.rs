@@ -102,6 +102,16 @@ impl Json {
         Ok(parse_with_depth_limit(text, usize::MAX)?)
     }
 
+    /// A JSON column's value read from the text a database (or a driver) holds for it: the
+    /// JSON it holds; a string of that text when it is not JSON (possible where nothing checks
+    /// the column, e.g. SQLite), so a claim reads as `malformed_details` instead of failing the
+    /// row; `None` for JSON `null`, as a bundle reads it. The one rule the store and every
+    /// binding read `retrieval_details` and `input_params` by.
+    pub fn from_column(text: &str) -> Option<Json> {
+        let json = Json::parse(text).unwrap_or_else(|_| Json::string(text));
+        (!json.is_null()).then_some(json)
+    }
+
     /// A document that is a single string: what a non-JSON tool output becomes (docs/verification.md#the-raw-document).
     pub fn string(text: &str) -> Json {
         Json { root: Node::String(text.into()), depth: 1 }
