@@ -114,6 +114,7 @@ fn verdict() -> Verdict {
         source: Source::RawOutput,
         refs: Vec::new(),
         warnings: Vec::new(),
+        malformed: None,
     }
 }
 

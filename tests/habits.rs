@@ -50,7 +50,7 @@ fn man_pages_for_the_program_and_each_command() {
     assert_eq!((unknown.code, unknown.stdout.as_str()), (2, ""));
     assert_eq!(
         unknown.stderr,
-        "man verfiy: no such command (one of: verify, resolve, run, import, export, reverify, migrate, completions, man)\n"
+        "man verfiy: no such command (one of: verify, resolve, run, import, export, reverify, migrate, completions, man, mcp)\n"
     );
 }
 

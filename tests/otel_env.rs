@@ -193,8 +193,12 @@ fn mutual_tls_sends_the_client_certificate_of_the_variables() {
 
     let without = run_watched_with(verify_args(&[]), vars(&env), WATCHDOG);
     assert_eq!(without.code, 1, "{}", without.stderr);
+    // Under TLS 1.3 the client finishes its side of the handshake and starts writing before
+    // the receiver's refusal arrives: depending on timing, the push sees the alert or only the
+    // closed connection. Either way nothing is delivered and the line says so.
     assert!(
-        without.stderr.contains("records not delivered (TLS: the receiver asks for a client certificate"),
+        without.stderr.contains("records not delivered (TLS: the receiver asks for a client certificate")
+            || without.stderr.contains("records not delivered (io: "),
         "{}",
         without.stderr
     );

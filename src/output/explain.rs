@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use groundcheck_core::{ReadAs, RefOutcome, Warning};
+use groundcheck_core::{Limit, Limits, ReadAs, RefOutcome, Warning};
 
 /// Under a `nearest` of score 1.000: every character of the quote is in the leaf, so only
 /// the rule that a match never splits a number, or a stricter `--match`, kept it out.
@@ -19,6 +19,31 @@ pub fn nothing_close(outcome: RefOutcome) -> &'static str {
             "nothing under the path comes close, and the text is nowhere else in the output ",
             "(probably invented)"
         ),
+    }
+}
+
+/// Which limit a `limit_exceeded` ref hit, and the flag (with the value it had) that would
+/// let the ref be checked.
+pub fn limit(limit: Limit, limits: &Limits) -> String {
+    match limit {
+        Limit::OutputSize => format!(
+            "the raw output is longer than --max-output-bytes {} bytes (limit output_size)",
+            limits.max_output_bytes
+        ),
+        Limit::Depth => format!(
+            "the document nests deeper than --max-depth {} (limit depth; a JSONPath query never runs past {} levels)",
+            limits.max_depth,
+            Limits::QUERY_DEPTH_CEILING
+        ),
+        Limit::TextLength => {
+            format!("the text is longer than --max-text-chars {} characters (limit text_length)", limits.max_text_chars)
+        }
+        Limit::PathLength => format!(
+            "the raw_path is longer than --max-path-chars {} characters, or nests deeper than a path may (limit path_length)",
+            limits.max_path_chars
+        ),
+        Limit::Nodes => format!("the path selects more than --max-nodes {} nodes (limit nodes)", limits.max_nodes),
+        Limit::Refs => format!("only the first --max-refs {} refs are read (limit refs)", limits.max_refs),
     }
 }
 

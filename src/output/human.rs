@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use groundcheck_core::{
-    Nearest, RefOutcome, RefReport, Report, RunReport, Rung, Score, Status, Summary, Verdict, Warning,
+    Limits, Nearest, RefOutcome, RefReport, Report, RunReport, Rung, Score, Status, Summary, Verdict, Warning,
 };
 
 use super::explain;
@@ -25,6 +25,7 @@ pub fn write(
     color: bool,
     files: Option<usize>,
     lookups: &Lookups,
+    limits: &Limits,
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let paint = Paint { on: color };
@@ -32,7 +33,7 @@ pub fn write(
         if i > 0 {
             writeln!(out)?;
         }
-        write_run(run, paint, lookups, out)?;
+        write_run(run, paint, lookups, limits, out)?;
     }
     let files = files.map(|n| count(n, "bundle file", "bundle files"));
     if report.runs.is_empty() {
@@ -51,7 +52,13 @@ pub fn write(
     Ok(())
 }
 
-fn write_run(run: &RunReport, paint: Paint, lookups: &Lookups, out: &mut dyn Write) -> io::Result<()> {
+fn write_run(
+    run: &RunReport,
+    paint: Paint,
+    lookups: &Lookups,
+    limits: &Limits,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let run_name = run.run_id.as_deref().map_or_else(|| "(no run_id)".to_string(), |r| visible(r, false));
     let session = run.session_id.as_deref().map_or_else(|| "(no session)".to_string(), |s| visible(s, false));
     writeln!(out, "{}  session {session}", paint.bold(&format!("run {run_name}")))?;
@@ -72,8 +79,11 @@ fn write_run(run: &RunReport, paint: Paint, lookups: &Lookups, out: &mut dyn Wri
             |col, s| if col == 2 { paint.status(verdict.status, s) } else { s.to_string() },
             out,
         )?;
+        if let Some(why) = &verdict.malformed {
+            writeln!(out, "{UNDER_ROW}{}", visible(why, paint.on))?;
+        }
         for r in verdict.refs.iter().filter(|r| shown(r)) {
-            write_ref(r, paint, out)?;
+            write_ref(r, paint, limits, out)?;
         }
         let key = row_key(run.run_id.as_deref(), run.session_id.as_deref(), verdict.id);
         let tried = lookups.tried(&key).map(PathBuf::as_path);
@@ -145,7 +155,7 @@ fn shown(r: &RefReport) -> bool {
 /// [`TEXT_WIDTH`]), then the path exactly as given, last on the line so that it can be
 /// copied whole; under it, what the failure looks like (see [`diagnosis`]) and why the path
 /// is not a path, when it is not.
-fn write_ref(r: &RefReport, paint: Paint, out: &mut dyn Write) -> io::Result<()> {
+fn write_ref(r: &RefReport, paint: Paint, limits: &Limits, out: &mut dyn Write) -> io::Result<()> {
     let text = r.text.as_deref().map_or("(no text)".to_string(), |t| quoted(t, paint));
     let path = r.raw_path.as_deref().map_or("(no raw_path)".to_string(), |p| visible(p, paint.on));
     let hint = match (r.in_preview, r.score) {
@@ -161,8 +171,11 @@ fn write_ref(r: &RefReport, paint: Paint, out: &mut dyn Write) -> io::Result<()>
     for line in diagnosis(r, paint) {
         writeln!(out, "{under}{line}")?;
     }
-    if let Some(problem) = path_problem(r) {
-        writeln!(out, "{under}{problem}")?;
+    match (path_problem(r), r.limit, &r.malformed) {
+        (Some(problem), _, _) => writeln!(out, "{under}{problem}")?,
+        (None, Some(limit), _) => writeln!(out, "{under}{}", explain::limit(limit, limits))?,
+        (None, None, Some(why)) => writeln!(out, "{under}{}", visible(why, paint.on))?,
+        (None, None, None) => {}
     }
     Ok(())
 }

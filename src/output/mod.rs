@@ -103,7 +103,7 @@ fn write_format(
             }
             Ok(())
         }
-        Format::Human => human::write(report, color, made.files, made.lookups, out),
+        Format::Human => human::write(report, color, made.files, made.lookups, &made.policy.limits, out),
         Format::Html => {
             html::write(report, made.runs, made.policy, made.lookups, out);
             Ok(())

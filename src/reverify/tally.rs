@@ -232,7 +232,9 @@ mod tests {
             in_preview: None,
             nearest,
             elsewhere: elsewhere.then(|| "$['n']".to_string()),
+            limit: None,
             path_error: None,
+            malformed: None,
         }
     }
 

@@ -26,7 +26,7 @@ impl Bundle {
         let members = match doc.into_root() {
             Node::Object(members) => Members(members.into_iter()),
             other => {
-                let problem = format!("a bundle must be a JSON object, not {}", what(&other));
+                let problem = format!("a bundle must be a JSON object, not {}", other.what());
                 drop_flat(other);
                 return Err(Error::bundle("$", problem));
             }
@@ -41,7 +41,7 @@ impl Bundle {
                     invocations = Some(match value {
                         Node::Array(items) => Ok(Items(items.into_iter())),
                         other => {
-                            let found = what(&other);
+                            let found = other.what();
                             drop_flat(other);
                             Err(found)
                         }
@@ -218,7 +218,7 @@ fn invocation(node: Node, place: &str) -> Result<Invocation, Error> {
     let members = match node {
         Node::Object(members) => Members(members.into_iter()),
         other => {
-            let problem = format!("an invocation must be a JSON object, not {}", what(&other));
+            let problem = format!("an invocation must be a JSON object, not {}", other.what());
             drop_flat(other);
             return Err(Error::bundle(place, problem));
         }
@@ -270,21 +270,9 @@ fn invocation(node: Node, place: &str) -> Result<Invocation, Error> {
     Ok(inv)
 }
 
-/// What a value is, for saying what was found instead of what a key needs.
-fn what(node: &Node) -> &'static str {
-    match node {
-        Node::Null => "null",
-        Node::Bool(_) => "a boolean",
-        Node::Number(_) => "a number",
-        Node::String(_) => "a string",
-        Node::Array(_) => "an array",
-        Node::Object(_) => "an object",
-    }
-}
-
 /// The error for a value of the wrong type at `at`: what is needed, then what was found.
 fn not(found: Node, at: &str, needed: &str) -> Error {
-    let problem = format!("{needed}, not {}", what(&found));
+    let problem = format!("{needed}, not {}", found.what());
     drop_flat(found);
     Error::bundle(at, problem)
 }

@@ -40,7 +40,7 @@ use crate::ladder::{for_each_leaf, leaf_path, Needle};
 use crate::leaves::Leaves;
 use crate::normalize::normalize;
 use crate::path::Selection;
-use crate::policy::{Policy, Rung};
+use crate::policy::{Limit, Policy, Rung};
 
 /// What `elsewhere` keeps of one view for all of an invocation's refs: its leaves, read on the
 /// first ref that needs them, and for a located text its quick test, which rules out most
@@ -400,7 +400,7 @@ impl Search for Elsewhere<'_> {
         let contents = haystack.contents.get()?;
         match contents.read {
             Read::Tree => None,
-            Read::TextOverLimit => Some(Err(OverLimit)),
+            Read::TextOverLimit => Some(Err(OverLimit(Limit::Nodes))),
             Read::Text { .. } => {
                 let found = contents.first_holding(self.needle, self.policy.loosest_exact_rung());
                 let path =

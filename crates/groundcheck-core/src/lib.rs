@@ -99,7 +99,7 @@ pub use crate::bundle::Bundle;
 pub use crate::error::{Error, ErrorKind, Position};
 pub use crate::invocation::{Invocation, RawOutput, RawOutputFile};
 pub use crate::json::Json;
-pub use crate::policy::{Limits, Policy, Require, Rung};
+pub use crate::policy::{Limit, Limits, Policy, Require, Rung};
 pub use crate::report::{
     Nearest, ReadAs, Reason, RefOutcome, RefReport, Report, RunReport, Source, Status, Summary, Verdict,
     Warning, SCHEMA,

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::error::{Error, ErrorKind};
-use crate::policy::{Require, Rung};
+use crate::policy::{Limit, Require, Rung};
 use crate::report::{ReadAs, Reason, RefOutcome, Source, Status, Warning};
 
 /// Gives an enum `ALL`, `as_str`, `Display`, `FromStr` and serde from one name table.
@@ -110,6 +110,15 @@ names!(ReadAs, "structured view" {
     Yaml => "yaml",
 });
 
+names!(Limit, "limit" {
+    OutputSize => "output_size",
+    Depth => "depth",
+    TextLength => "text_length",
+    PathLength => "path_length",
+    Nodes => "nodes",
+    Refs => "refs",
+});
+
 names!(Rung, "match rung" {
     Exact => "exact",
     Normalized => "normalized",
@@ -148,6 +157,7 @@ mod tests {
         round_trips(Warning::ALL);
         round_trips(ReadAs::ALL);
         round_trips(Rung::ALL);
+        round_trips(Limit::ALL);
         round_trips(Require::ALL);
     }
 

@@ -30,6 +30,29 @@ pub enum Require {
     Any,
 }
 
+/// Which of the [`Limits`] a `limit_exceeded` ref hit, as the report names it (`limit`), so
+/// that a reader knows which bound — and which flag — would let the ref be checked.
+///
+/// Its names (serde, `as_str`, `FromStr`) are defined once, in `names.rs`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Limit {
+    /// The raw output's text is longer than `max_output_bytes`.
+    OutputSize,
+    /// The document (or the view a path was run on) nests deeper than `max_depth`, or than
+    /// [`Limits::QUERY_DEPTH_CEILING`] for a JSONPath query.
+    Depth,
+    /// The ref's `text` is longer than `max_text_chars`.
+    TextLength,
+    /// The trimmed `raw_path` is longer than `max_path_chars`, or nests filters or
+    /// parentheses deeper than a path may ([`Limits::FILTER_NESTING_CEILING`]).
+    PathLength,
+    /// The path selects more than `max_nodes` nodes, or a YAML view's aliases add more.
+    Nodes,
+    /// The ref comes after the first `max_refs` refs of its invocation, which are all that
+    /// are read.
+    Refs,
+}
+
 /// Bounds that keep hostile input from costing unbounded time or memory (docs/verification.md#limits).
 ///
 /// Hitting one gives the ref outcome `limit_exceeded` at the step the spec names.

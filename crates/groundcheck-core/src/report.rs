@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
 use crate::path::{limit_error, EvidencePath, PathError};
-use crate::policy::Rung;
+use crate::policy::{Limit, Rung};
 use crate::score::Score;
 
 /// The schema name every report carries.
@@ -176,11 +176,19 @@ pub struct RefReport {
     /// does hold the text — the quote is right, the path points at the wrong node.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub elsewhere: Option<String>,
+    /// For `limit_exceeded`: the limit the ref hit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<Limit>,
     /// For an `invalid_path` ref, and a `limit_exceeded` ref whose path passes a limit of its
     /// own: why, with the position counted in `raw_path` as given. Not in the JSON report
     /// (schema v1 has no such field); a report read back from JSON gets it again.
     #[serde(skip)]
     pub path_error: Option<Error>,
+    /// For a `malformed_ref` ref: what is wrong with it (`unknown key rawPath; did you mean
+    /// raw_path?`), for the texts a person reads. Not in the JSON report; a report read back
+    /// from JSON has none.
+    #[serde(skip)]
+    pub malformed: Option<String>,
 }
 
 /// [`RefReport`]'s fields as the JSON report holds them (everything but `path_error`), read
@@ -203,6 +211,8 @@ struct RefFields {
     nearest: Option<Nearest>,
     #[serde(default)]
     elsewhere: Option<String>,
+    #[serde(default)]
+    limit: Option<Limit>,
 }
 
 impl From<RefFields> for RefReport {
@@ -222,7 +232,9 @@ impl From<RefFields> for RefReport {
             in_preview: f.in_preview,
             nearest: f.nearest,
             elsewhere: f.elsewhere,
+            limit: f.limit,
             path_error,
+            malformed: None,
         }
     }
 }
@@ -260,6 +272,11 @@ pub struct Verdict {
     pub refs: Vec<RefReport>,
     /// Warnings in the fixed order of [`Warning`]'s declaration.
     pub warnings: Vec<Warning>,
+    /// For `malformed_details`: what is malformed (`evidence_refs is an object, not an
+    /// array`), for the texts a person reads. Not in the JSON report (schema v1 has no such
+    /// field); a report read back from JSON has none.
+    #[serde(skip)]
+    pub malformed: Option<String>,
 }
 
 impl Verdict {

@@ -20,7 +20,7 @@ use crate::ladder::{Found, Needle};
 use crate::leaves::Leaves;
 use crate::normalize::normalize;
 use crate::path::Selection;
-use crate::policy::{Policy, Require, Rung};
+use crate::policy::{Limit, Policy, Require, Rung};
 use crate::report::{
     path_problem, Nearest, ReadAs, Reason, RefOutcome, RefReport, Report, RunReport, Status, Verdict, Warning,
 };
@@ -164,9 +164,14 @@ fn verify_with(
         source,
         refs,
         warnings,
+        malformed: None,
     };
-    let Some(refs) = &claim.refs else {
-        return verdict(Status::Unsupported, Reason::MalformedDetails, Vec::new(), warnings);
+    let refs = match &claim.refs {
+        Ok(refs) => refs,
+        Err(why) => {
+            let malformed = verdict(Status::Unsupported, Reason::MalformedDetails, Vec::new(), warnings);
+            return Verdict { malformed: Some(why.clone()), ..malformed };
+        }
     };
 
     let real = refs.iter().filter(|r| !r.is_marker()).count();
@@ -236,11 +241,27 @@ struct Checked {
     in_preview: Option<bool>,
     nearest: Option<Nearest>,
     elsewhere: Option<String>,
+    limit: Option<Limit>,
 }
 
 impl From<RefOutcome> for Checked {
     fn from(outcome: RefOutcome) -> Checked {
-        Checked { outcome, hit: None, score: None, in_preview: None, nearest: None, elsewhere: None }
+        Checked {
+            outcome,
+            hit: None,
+            score: None,
+            in_preview: None,
+            nearest: None,
+            elsewhere: None,
+            limit: None,
+        }
+    }
+}
+
+impl From<Limit> for Checked {
+    /// `limit_exceeded`, naming the limit.
+    fn from(limit: Limit) -> Checked {
+        Checked { limit: Some(limit), ..RefOutcome::LimitExceeded.into() }
     }
 }
 
@@ -249,8 +270,8 @@ impl<'a> Checker<'a> {
         let checked: Checked = match claimed {
             ClaimedRef::Marker { .. } => RefOutcome::NoEvidenceMarker.into(),
             ClaimedRef::Malformed { .. } => RefOutcome::MalformedRef.into(),
-            ClaimedRef::Unread { .. } => RefOutcome::LimitExceeded.into(),
-            ClaimedRef::Evidence(r) if self.text_over_limit(&r.text) => RefOutcome::LimitExceeded.into(),
+            ClaimedRef::Unread { .. } => Limit::Refs.into(),
+            ClaimedRef::Evidence(r) if self.text_over_limit(&r.text) => Limit::TextLength.into(),
             ClaimedRef::Evidence(_) if failed => RefOutcome::NotChecked.into(),
             ClaimedRef::Evidence(r) => self.check(r),
         };
@@ -272,6 +293,11 @@ impl<'a> Checker<'a> {
             in_preview: checked.in_preview,
             nearest: checked.nearest,
             elsewhere: checked.elsewhere,
+            limit: checked.limit,
+            malformed: match claimed {
+                ClaimedRef::Malformed { why, .. } => Some(why.clone()),
+                _ => None,
+            },
         }
     }
 
@@ -289,7 +315,7 @@ impl<'a> Checker<'a> {
         let (raw, routes) = (self.raw, self.routes);
         let document = match self.document.get_or_insert_with(|| Document::load(raw, route, policy, routes)) {
             Ok(document) => document,
-            Err(Absent::OverLimit) => return RefOutcome::LimitExceeded.into(),
+            Err(Absent::OverLimit(limit)) => return (*limit).into(),
             Err(Absent::Unavailable) => {
                 let preview_normalized = &self.preview_normalized;
                 let in_preview = inv.output_preview.as_deref().map(|p| {
@@ -302,19 +328,19 @@ impl<'a> Checker<'a> {
         let path_text = r.raw_path.trim();
         let max_path = policy.limits.max_path_chars;
         if path_text.len() > max_path && path_text.chars().count() > max_path {
-            return RefOutcome::LimitExceeded.into();
+            return Limit::PathLength.into();
         }
         let compiled = self.cache.get(path_text);
         let path = match compiled.as_ref() {
             Ok(path) => path,
-            Err(e) if e.limit => return RefOutcome::LimitExceeded.into(),
+            Err(e) if e.limit => return Limit::PathLength.into(),
             Err(_) => return RefOutcome::InvalidPath.into(),
         };
         let ladder = Ladder { policy, needle: Needle::new(&r.text) };
         let searched = document.search(path_text, path, &ladder);
         self.descended |= searched.descended;
         self.read_as = self.read_as.or(searched.read_as);
-        let mut checked = searched.found.unwrap_or_else(|OverLimit| RefOutcome::LimitExceeded.into());
+        let mut checked = searched.found.unwrap_or_else(|OverLimit(limit)| limit.into());
         if matches!(checked.outcome, RefOutcome::PathNotFound | RefOutcome::TextNotFound) {
             checked.elsewhere = elsewhere(document, &ladder.needle, policy, &self.haystacks);
         }
@@ -341,7 +367,7 @@ fn elsewhere(
             // No string of the text could hold JSON: it has no expanded view.
             Selected::Found(None) if haystack.get().is_some_and(Haystack::rules_out_expanded) => return None,
             Selected::Found(None) | Selected::Nothing => {}
-            Selected::OverLimit => return None,
+            Selected::OverLimit(_) => return None,
         }
     }
     None
@@ -365,7 +391,7 @@ impl Search for Ladder<'_> {
             return Ok(RefOutcome::PathNotFound.into());
         }
         if selection.nodes.len() > self.policy.limits.max_nodes {
-            return Ok(RefOutcome::LimitExceeded.into());
+            return Ok(Limit::Nodes.into());
         }
         let found = self.needle.find(
             &selection.nodes,

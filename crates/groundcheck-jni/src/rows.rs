@@ -79,8 +79,7 @@ fn column_text(doc: &mut Option<Json>) {
         return;
     }
     let Ok(text) = serde_json::from_str::<String>(&written) else { return };
-    let read = Json::parse(&text).unwrap_or_else(|_| Json::string(&text));
-    *doc = if read.is_null() { None } else { Some(read) };
+    *doc = Json::from_column(&text);
 }
 
 /// Whether `text` is, at most, one JSON object and white space around it: it starts with `{`

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use groundcheck_core::{ReadAs, Reason, RefOutcome, Require, Rung, Source, Status, Warning, SCHEMA};
+use groundcheck_core::{Limit, ReadAs, Reason, RefOutcome, Require, Rung, Source, Status, Warning, SCHEMA};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{json, Value};
 
@@ -17,8 +17,6 @@ pub const RESOLVE_PATH: &str = "resolve_path";
 pub const VERIFY_RUN: &str = "verify_run";
 
 /// The `limit` names a `limit_exceeded` ref may carry in the report.
-const LIMIT_NAMES: [&str; 6] = ["output_size", "depth", "text_length", "path_length", "nodes", "refs"];
-
 fn names<T: Copy>(all: &[T], name: impl Fn(T) -> &'static str) -> Value {
     Value::Array(all.iter().map(|&v| Value::from(name(v))).collect())
 }
@@ -74,7 +72,7 @@ fn verdict_schema() -> Value {
             "in_preview": {"type": "boolean"},
             "nearest": nearest,
             "elsewhere": {"type": "string"},
-            "limit": {"enum": LIMIT_NAMES}
+            "limit": {"enum": names(Limit::ALL, Limit::as_str)}
         },
         "additionalProperties": false
     });

@@ -25,6 +25,9 @@ pub fn explain(verdict: &Verdict) -> String {
         counts.verified,
         counts.real
     );
+    if let Some(why) = &verdict.malformed {
+        let _ = write!(text, "; {}", clip(why));
+    }
     let failed: Vec<&RefReport> = verdict.refs.iter().filter(|r| failed(r)).collect();
     for r in failed.iter().take(FAILED_REFS_SHOWN) {
         let _ = write!(text, "; {}", ref_sentence(r));
@@ -76,6 +79,16 @@ fn ref_sentence(r: &RefReport) -> String {
             Some(false) => ", no raw output to check (not in the preview either)",
             None => ", no raw output to check",
         }),
+        RefOutcome::MalformedRef => {
+            if let Some(why) = &r.malformed {
+                let _ = write!(s, ", {}", clip(why));
+            }
+        }
+        RefOutcome::LimitExceeded => {
+            if let Some(limit) = r.limit {
+                let _ = write!(s, ", past the {} limit", limit.as_str());
+            }
+        }
         _ => {}
     }
     s
@@ -107,7 +120,9 @@ mod tests {
             in_preview: None,
             nearest: None,
             elsewhere: None,
+            limit: None,
             path_error: None,
+            malformed: None,
         }
     }
 
@@ -122,6 +137,7 @@ mod tests {
             source: Source::RawOutput,
             refs,
             warnings: Vec::new(),
+            malformed: None,
         }
     }
 
@@ -147,6 +163,14 @@ mod tests {
         let text = explain(&verdict(refs));
         assert_eq!(text.matches("probably invented").count(), FAILED_REFS_SHOWN);
         assert!(text.ends_with("; and 3 more failed refs"), "{text}");
+    }
+
+    #[test]
+    fn a_limit_exceeded_ref_names_its_limit() {
+        let mut r = failed_ref(0, RefOutcome::LimitExceeded);
+        r.limit = Some(groundcheck_core::Limit::Depth);
+        assert!(explain(&verdict(vec![r]))
+            .ends_with("ref 0 limit_exceeded: \"conn refused\" under $.logs[0], past the depth limit"));
     }
 
     #[test]

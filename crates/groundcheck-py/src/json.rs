@@ -205,42 +205,9 @@ fn write_string(s: &Bound<'_, PyString>, out: &mut Vec<u8>) -> Result<(), NotJso
     Ok(())
 }
 
-/// Writes `s` as a JSON string: a run of bytes that need no escape is copied at once.
+/// Writes `s` as a JSON string (serde_json's escaping; writing to a `Vec` cannot fail).
 fn escape(s: &str, out: &mut Vec<u8>) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.push(b'"');
-    let bytes = s.as_bytes();
-    let plain = |b: u8| b >= 0x20 && b != b'"' && b != b'\\';
-    if bytes.iter().all(|&b| plain(b)) {
-        out.extend_from_slice(bytes);
-        out.push(b'"');
-        return;
-    }
-    let mut copied = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        if plain(b) {
-            continue;
-        }
-        out.extend_from_slice(&bytes[copied..i]);
-        copied = i + 1;
-        match b {
-            b'"' => out.extend_from_slice(b"\\\""),
-            b'\\' => out.extend_from_slice(b"\\\\"),
-            b'\n' => out.extend_from_slice(b"\\n"),
-            b'\t' => out.extend_from_slice(b"\\t"),
-            b'\r' => out.extend_from_slice(b"\\r"),
-            _ => out.extend_from_slice(&[
-                b'\\',
-                b'u',
-                b'0',
-                b'0',
-                HEX[usize::from(b >> 4)],
-                HEX[usize::from(b & 15)],
-            ]),
-        }
-    }
-    out.extend_from_slice(&bytes[copied..]);
-    out.push(b'"');
+    let _ = serde_json::to_writer(&mut *out, s);
 }
 
 /// Writes `value` when it is `None`, a `bool`, an `int`, a `float` or a `str`; `false` when it

@@ -26,11 +26,7 @@ type Node = (String, String, bool, Option<&'static str>);
 /// read as a raw output is (JSON, else its JSON Lines or YAML view); any other value is
 /// written as JSON first.
 #[pyfunction]
-fn _resolve(
-    py: Python<'_>,
-    document: &Bound<'_, PyAny>,
-    path: &str,
-) -> PyResult<Vec<Node>> {
+fn _resolve(py: Python<'_>, document: &Bound<'_, PyAny>, path: &str) -> PyResult<Vec<Node>> {
     let invalid = |problem: String| raise(py, "InvalidDocumentError", &format!("document: {problem}"), &[]);
     let (text, is_text) = match document.cast::<PyString>() {
         Ok(s) => (s.to_cow()?.into_owned(), true),

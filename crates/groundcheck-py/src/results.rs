@@ -227,6 +227,12 @@ impl RefReport {
     fn elsewhere(&self) -> Option<&str> {
         self.get().elsewhere.as_deref()
     }
+    /// For `limit_exceeded`: the limit the ref hit (`output_size`, `depth`, `text_length`,
+    /// `path_length`, `nodes`, `refs`), so a reader knows which bound would let it be checked.
+    #[getter]
+    fn limit(&self) -> Option<&'static str> {
+        self.get().limit.map(|l| l.as_str())
+    }
     /// The ref object of the report schema, as compact JSON text.
     fn to_json(&self) -> String {
         serde_json::to_string(self.get()).unwrap_or_default()
@@ -247,7 +253,7 @@ impl RefReport {
         };
         Ok(format!(
             "RefReport(index={}, raw_path={}, text={}, outcome='{}', match={}, matched_path={}, score={score}, \
-             in_preview={}, nearest={nearest}, elsewhere={})",
+             in_preview={}, nearest={nearest}, elsewhere={}, limit={})",
             r.index,
             quoted(py, r.raw_path.as_deref()),
             quoted(py, r.text.as_deref()),
@@ -256,6 +262,7 @@ impl RefReport {
             quoted(py, r.matched_path.as_deref()),
             flag(r.in_preview),
             quoted(py, r.elsewhere.as_deref()),
+            quoted(py, r.limit.map(|l| l.as_str())),
         ))
     }
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {

@@ -62,8 +62,7 @@ struct JsonText(String);
 impl JsonText {
     /// The column's value; `None` for JSON `null`, as in a bundle.
     fn parse(self) -> Option<Json> {
-        let json = Json::parse(&self.0).unwrap_or_else(|_| Json::string(&self.0));
-        (!json.is_null()).then_some(json)
+        Json::from_column(&self.0)
     }
 }
 
@@ -76,6 +75,21 @@ pub struct Pending {
 }
 
 impl Pending {
+    /// The bytes of text the engine will read for this row (its raw output, preview and
+    /// claim): what the work of verifying it grows with.
+    pub fn text_bytes(&self) -> usize {
+        let inv = &self.invocation;
+        let column = |c: &Option<JsonText>| c.as_ref().map_or(0, |t| t.0.len());
+        let raw_text = match &inv.raw_output {
+            Some(RawOutput::Text(text)) => text.len(),
+            _ => 0,
+        };
+        column(&self.raw_output)
+            + column(&self.retrieval_details)
+            + raw_text
+            + inv.output_preview.as_ref().map_or(0, String::len)
+    }
+
     /// The invocation, its JSON columns parsed: no Python object is touched, so this runs
     /// with the GIL let go.
     ///

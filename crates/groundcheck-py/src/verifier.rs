@@ -35,6 +35,14 @@ fn detached<T: Send>(py: Python<'_>, work: impl FnOnce() -> T + Send) -> PyResul
 /// How many rows are read between two moments when other Python threads may take the GIL.
 const ROWS_BETWEEN_YIELDS: usize = 32;
 
+/// Rows with less text than this are verified with the GIL held: their work is shorter than
+/// a hand-over of the GIL to a waiting thread (benches/README.md).
+const DETACH_BYTES: usize = 4 * 1024;
+
+fn pending_is_small(pending: &Pending) -> bool {
+    pending.text_bytes() < DETACH_BYTES
+}
+
 /// Reads one row, its problem as `InvalidRowError` naming the field (`row N: …` in a run).
 fn read_row(py: Python<'_>, row: &Bound<'_, PyAny>, n: Option<usize>) -> PyResult<Pending> {
     row::read(row).map_err(|e| match e {
@@ -102,12 +110,20 @@ impl Verifier {
     /// as a DB driver returns them, plus `raw_output` or `raw_output_text`).
     fn verify_invocation(&self, py: Python<'_>, row: &Bound<'_, PyAny>) -> PyResult<Verdict> {
         let pending = read_row(py, row, None)?;
-        // One release of the GIL for parsing, verifying and writing.
-        detached(py, || {
+        let small = pending_is_small(&pending) && self.raw_outputs.is_none();
+        let work = || {
             let mut invocation = [pending.finish(self.max_output_bytes())];
             self.attach(&mut invocation);
             Verdict::one(self.core.verify(&invocation[0]))
-        })
+        };
+        // A small row is verified faster than another thread wakes up and takes the GIL
+        // over: letting it go would only make threads queue for it.
+        // A larger row, or a raw-output file to read, is verified with the GIL let go.
+        if small {
+            catch_unwind(AssertUnwindSafe(work)).map_err(|payload| panicked(py, payload.as_ref()))
+        } else {
+            detached(py, work)
+        }
     }
 
     /// The report of rows (any iterable of mappings, a generator too) grouped into runs (by

@@ -290,7 +290,8 @@ def test_ten_thousand_deep_nesting_is_limit_exceeded() -> None:
     for _ in range(10_000):
         deep = [deep]
     verdict = groundcheck.verify_invocation(row(raw_output={"logs": deep}))
-    assert verdict.refs[0].outcome == "limit_exceeded"
+    assert (verdict.refs[0].outcome, verdict.refs[0].limit) == ("limit_exceeded", "depth")
+    assert verdict.refs[0].to_dict()["limit"] == "depth"
 
 
 @pytest.mark.parametrize(

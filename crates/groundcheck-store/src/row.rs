@@ -105,8 +105,7 @@ impl StoredRow {
     /// where nothing checks it, e.g. SQLite) becomes a JSON string of that text, so the claim
     /// reads as `malformed_details` instead of failing the row.
     pub fn into_invocation(self) -> Invocation {
-        let json = |text: &str| Json::parse(text).unwrap_or_else(|_| Json::string(text));
-        let json_column = |text: Option<&str>| text.map(json).filter(|doc| !doc.is_null());
+        let json_column = |text: Option<&str>| text.and_then(Json::from_column);
         Invocation {
             id: self.id,
             input_params: json_column(Some(&self.input_params)),

@@ -524,6 +524,7 @@ where
         source: required(7)?.parse::<Source>().map_err(|e| e.to_string())?,
         refs: serde_json::from_str::<Vec<RefReport>>(&required(8)?).map_err(|e| e.to_string())?,
         warnings: serde_json::from_str::<Vec<Warning>>(&required(9)?).map_err(|e| e.to_string())?,
+        malformed: None,
     };
     Ok(StoredVerdict { run_id: text(1)?, verdict, engine_version: required(10)? })
 }

@@ -13,7 +13,9 @@
 //! `data-ref` and a `data-mark` of `quote`, `leaf`, `nearest` or `elsewhere`.
 
 mod escape;
+mod mark;
 mod raw;
+mod text;
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;
@@ -22,12 +24,13 @@ use std::path::{Path, PathBuf};
 use base64::Engine as _;
 use groundcheck_core::{
     view::{expanded_document, pretty, raw_document, structured_document, Pretty},
-    Invocation, Policy, RefOutcome, RefReport, Report, Run, RunReport, Rung, Score, Source, Status, Verdict,
+    Invocation, Limits, Policy, RefOutcome, RefReport, Report, Run, RunReport, Rung, Score, Source, Status,
+    Verdict,
 };
 use sha2::{Digest, Sha256};
 
 use self::escape::text;
-use self::raw::{Kind, Mark};
+use self::mark::{Kind, Mark};
 use super::explain;
 use super::human::{path_problem, total};
 use groundcheck_files::{row_key, Lookups};
@@ -261,6 +264,9 @@ fn write_invocation(
         (Some(c), None) => format!("{} (not a status)", text(c)),
     };
     let _ = write!(page, "<dt>claimed</dt><dd>{claimed}</dd><dt>source</dt><dd>{}</dd>", v.source.as_str());
+    if let Some(why) = &v.malformed {
+        let _ = write!(page, "<dt>malformed</dt><dd>{}</dd>", text(why));
+    }
     for w in &v.warnings {
         let _ = write!(page, "<dt>warning</dt><dd><code>{}</code>: {}", w.as_str(), explain::warning(*w));
         if let Some(lookup) = explain::lookup(*w, tried) {
@@ -322,7 +328,7 @@ fn write_invocation(
 
     page.push_str("<ol class=\"refs\">\n");
     for r in &v.refs {
-        write_ref(page, &data_ref(r), r, &views, row);
+        write_ref(page, &data_ref(r), r, &views, row, &policy.limits);
     }
     page.push_str("</ol>\n");
     if let Some(plain) = &plain {
@@ -381,6 +387,7 @@ fn write_ref(
     r: &RefReport,
     views: &[(Option<&Pretty<'_>>, &[Mark<'_>], Option<&str>)],
     row: Option<&Invocation>,
+    limits: &Limits,
 ) {
     let outcome = r.outcome.as_str();
     let _ = write!(page, "<li data-ref=\"{data_ref}\" data-outcome=\"{outcome}\">\n<p class=\"ref\">");
@@ -398,7 +405,7 @@ fn write_ref(
         None => page.push_str("<em>no text</em>"),
     }
     page.push_str("</p>\n");
-    for line in explanation(r) {
+    for line in explanation(r, limits) {
         let _ = writeln!(page, "<p class=\"why\">{line}</p>");
     }
     for &(laid, marks, label) in views {
@@ -425,7 +432,7 @@ fn write_ref(
 /// What a ref's outcome means, one sentence a line (HTML): the rung and leaf that verified
 /// it, or for a failure the nearest candidate, where the text is instead, or that nothing is
 /// close.
-fn explanation(r: &RefReport) -> Vec<String> {
+fn explanation(r: &RefReport, limits: &Limits) -> Vec<String> {
     let path = |p: &str| format!("<code class=\"path\">{}</code>", text(p));
     let mut lines = Vec::new();
     match r.outcome {
@@ -464,11 +471,12 @@ fn explanation(r: &RefReport) -> Vec<String> {
             }
             None => lines.push("No raw output to check against.".into()),
         },
-        _ => {
-            if let Some(problem) = path_problem(r) {
-                lines.push(text(&problem));
-            }
-        }
+        _ => match (path_problem(r), r.limit, &r.malformed) {
+            (Some(problem), _, _) => lines.push(text(&problem)),
+            (None, Some(limit), _) => lines.push(text(&explain::limit(limit, limits))),
+            (None, None, Some(why)) => lines.push(text(why)),
+            (None, None, None) => {}
+        },
     }
     lines
 }
@@ -477,7 +485,7 @@ fn explanation(r: &RefReport) -> Vec<String> {
 /// are shown.
 fn write_whole(page: &mut String, laid: &Pretty<'_>, marks: &[Mark<'_>], label: Option<&str>) {
     let view = label.map(|label| format!(", {label}")).unwrap_or_default();
-    let lines = laid.lines.len();
+    let lines = text::of(laid).map_or(laid.lines.len(), text::line_count);
     if raw::fits_whole(laid) {
         let _ = write!(page, "<details class=\"raw\"><summary>raw output ({lines} lines{view})</summary>");
         raw::whole(page, laid, marks);

@@ -3,64 +3,27 @@
 
 use std::fmt::Write as _;
 
-use groundcheck_core::view::{exact_span, LeafKind, Line, Piece, Pretty};
+use groundcheck_core::view::{LeafKind, Line, Piece, Pretty};
 
 use super::escape::{json_string, text};
+use super::mark::{back, forward, highlight, Highlight, Mark, CONTEXT, LEAF_MAX_CHARS};
+use super::text as plain;
 
-/// Lines of context above and below a marked leaf in a ref's excerpt.
-pub const CONTEXT: usize = 3;
 /// The whole output is on the page (behind a fold) up to this many lines…
 pub const WHOLE_MAX_LINES: usize = 5_000;
 /// …and this many bytes of leaf text; past either, only the excerpts are.
 pub const WHOLE_MAX_BYTES: usize = 1 << 20;
-/// In an excerpt, a leaf longer than this many characters is cut to a window around its
-/// mark (the whole output shows it whole).
-pub const LEAF_MAX_CHARS: usize = 2_000;
 /// Characters kept on each side of a highlighted quote in a cut leaf, or from the start of
 /// a cut leaf without one.
 const WINDOW: usize = 300;
-
-/// How a leaf is marked, and why: the page's `data-mark` values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// Verified on the `exact` rung: the quoted substring itself is the mark.
-    Quote,
-    /// Verified on a looser rung: the leaf is the mark.
-    Leaf,
-    /// Not found: the selected leaf that came closest.
-    Nearest,
-    /// Not found under the path: the leaf elsewhere that holds the text.
-    Elsewhere,
-}
-
-impl Kind {
-    fn name(self) -> &'static str {
-        match self {
-            Kind::Quote => "quote",
-            Kind::Leaf => "leaf",
-            Kind::Nearest => "nearest",
-            Kind::Elsewhere => "elsewhere",
-        }
-    }
-}
-
-/// One mark: which ref (`data-ref`), how, on which line (when the document has the leaf),
-/// and for [`Kind::Quote`] the quote to highlight inside the leaf.
-#[derive(Debug, Clone)]
-pub struct Mark<'r> {
-    pub data_ref: String,
-    /// The normalized path of the marked leaf, as the report gives it.
-    pub path: &'r str,
-    pub index: usize,
-    pub kind: Kind,
-    pub quote: Option<&'r str>,
-    pub line: Option<usize>,
-}
 
 /// Writes the excerpt of the marks of ref `index`: each marked line with [`CONTEXT`] lines
 /// around it, regions that touch merged, a `⋯` line between regions.
 pub fn excerpt(out: &mut String, pretty: &Pretty<'_>, marks: &[Mark<'_>], index: usize) {
     let own: Vec<&Mark<'_>> = marks.iter().filter(|m| m.index == index && m.line.is_some()).collect();
+    if let Some(text) = plain::of(pretty) {
+        return plain::excerpt(out, text, &own);
+    }
     let mut regions: Vec<(usize, usize)> = Vec::new();
     let mut at: Vec<usize> = own.iter().filter_map(|m| m.line).collect();
     at.sort_unstable();
@@ -90,6 +53,9 @@ pub fn excerpt(out: &mut String, pretty: &Pretty<'_>, marks: &[Mark<'_>], index:
 /// Whether the whole output goes on the page: at most [`WHOLE_MAX_LINES`] lines and
 /// [`WHOLE_MAX_BYTES`] of leaf text.
 pub fn fits_whole(pretty: &Pretty<'_>) -> bool {
+    if let Some(text) = plain::of(pretty) {
+        return plain::line_count(text) <= WHOLE_MAX_LINES && text.len() <= WHOLE_MAX_BYTES;
+    }
     let bytes: usize = pretty
         .lines
         .iter()
@@ -100,6 +66,10 @@ pub fn fits_whole(pretty: &Pretty<'_>) -> bool {
 
 /// Writes every line, with every mark.
 pub fn whole(out: &mut String, pretty: &Pretty<'_>, marks: &[Mark<'_>]) {
+    if let Some(text) = plain::of(pretty) {
+        let marked: Vec<&Mark<'_>> = marks.iter().filter(|m| m.line == Some(0)).collect();
+        return plain::whole(out, text, &marked);
+    }
     out.push_str("<pre class=\"whole\">");
     for (n, line) in pretty.lines.iter().enumerate() {
         let here: Vec<&Mark<'_>> = marks.iter().filter(|m| m.line == Some(n)).collect();
@@ -125,24 +95,10 @@ fn write_line(out: &mut String, n: usize, line: &Line<'_>, marks: &[&Mark<'_>], 
         Piece::Open(c) | Piece::Close(c) => out.push(c),
         Piece::Empty(t) => out.push_str(t),
         Piece::Leaf(kind, leaf) => {
-            let quote = marks.iter().copied().find_map(|m| {
-                let q = m.quote.filter(|_| m.kind == Kind::Quote)?;
-                exact_span(leaf, q).map(|span| (m, span))
-            });
-            let wraps: Vec<&Mark<'_>> =
-                marks.iter().copied().filter(|m| quote.is_none_or(|(q, _)| !std::ptr::eq(*m, q))).collect();
+            let Highlight { inner, around: wraps } = highlight(leaf, marks);
             for m in &wraps {
                 let _ = write!(out, "<mark data-ref=\"{}\" data-mark=\"{}\">", m.data_ref, m.kind.name());
             }
-            let inner = match quote {
-                Some((m, span)) => {
-                    Some((format!("<mark data-ref=\"{}\" data-mark=\"quote\">", m.data_ref), "</mark>", span))
-                }
-                None => wraps.iter().find_map(|m| {
-                    let closest = m.quote.filter(|_| m.kind == Kind::Nearest)?;
-                    Some(("<span class=\"closest\">".to_string(), "</span>", loose_span(leaf, closest)?))
-                }),
-            };
             write_leaf(
                 out,
                 kind,
@@ -180,8 +136,8 @@ fn write_leaf(
     let (mut from, mut to) = (0, leaf.len());
     if cut && leaf.chars().count() > LEAF_MAX_CHARS {
         (from, to) = match quote {
-            Some((_, _, (s, e))) => (back(leaf, s, WINDOW), forward(leaf, e, WINDOW)),
-            None => (0, forward(leaf, 0, WINDOW * 2)),
+            Some((_, _, (s, e))) => (back(leaf, s, 0, WINDOW), forward(leaf, e, leaf.len(), WINDOW)),
+            None => (0, forward(leaf, 0, leaf.len(), WINDOW * 2)),
         };
     }
     let _ = write!(out, "<span class=\"{class}\">{quoted}");
@@ -202,41 +158,10 @@ fn write_leaf(
     let _ = write!(out, "{quoted}</span>");
 }
 
-/// Where a near miss's closest text lies in the leaf as written, when it can be told: the
-/// closest text is a piece of the leaf's *normalised* text (lower case, white space
-/// collapsed, NFKC), so it is looked for as written, then ignoring ASCII case (in leaves of
-/// bounded size). A leaf whose
-/// normalisation changed more than that keeps only its leaf mark.
-fn loose_span(leaf: &str, closest: &str) -> Option<(usize, usize)> {
-    if closest.is_empty() {
-        return None;
-    }
-    if let Some(at) = leaf.find(closest) {
-        return Some((at, at + closest.len()));
-    }
-    let (hay, needle) = (leaf.as_bytes(), closest.as_bytes());
-    // A naive scan: bounded, since a page is for a person and a near miss's leaf can be large.
-    if hay.len().saturating_mul(needle.len()) > 1 << 26 {
-        return None;
-    }
-    let at = hay.windows(needle.len()).position(|w| w.eq_ignore_ascii_case(needle))?;
-    // Equal ignoring ASCII case: the window's bytes are UTF-8 wherever the needle's are.
-    (leaf.is_char_boundary(at) && leaf.is_char_boundary(at + needle.len())).then_some((at, at + needle.len()))
-}
-
-/// The byte offset `chars` characters before `at` (or 0).
-fn back(s: &str, at: usize, chars: usize) -> usize {
-    s[..at].char_indices().rev().nth(chars.saturating_sub(1)).map_or(0, |(i, _)| i)
-}
-
-/// The byte offset `chars` characters after `at` (or the end).
-fn forward(s: &str, at: usize, chars: usize) -> usize {
-    s[at..].char_indices().nth(chars).map_or(s.len(), |(i, _)| at + i)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::output::html::mark::{loose_span, Kind};
     use groundcheck_core::view::pretty;
     use groundcheck_core::Json;
 

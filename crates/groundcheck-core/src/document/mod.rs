@@ -16,7 +16,7 @@ mod views;
 use crate::json::{Node, Tree};
 use crate::leaves::Leaves;
 use crate::path::{EvidencePath, Selection};
-use crate::policy::Policy;
+use crate::policy::{Limit, Policy};
 use crate::report::ReadAs;
 use std::sync::atomic::AtomicU64;
 
@@ -44,16 +44,16 @@ pub(crate) enum Absent {
     /// No raw output and no complete preview.
     Unavailable,
     /// The document passes the size or depth limit.
-    OverLimit,
+    OverLimit(Limit),
 }
 
-/// A document, or one query on it, passes a limit: the ref is `limit_exceeded`.
+/// A document, or one query on it, passes this limit: the ref is `limit_exceeded`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct OverLimit;
+pub(crate) struct OverLimit(pub(crate) Limit);
 
 impl From<OverLimit> for Absent {
-    fn from(OverLimit: OverLimit) -> Absent {
-        Absent::OverLimit
+    fn from(OverLimit(limit): OverLimit) -> Absent {
+        Absent::OverLimit(limit)
     }
 }
 
@@ -64,8 +64,8 @@ pub(crate) enum Selected<F> {
     Found(F),
     /// The query selected nothing (or the view asked for does not exist).
     Nothing,
-    /// The document, or the query on it, passes a limit.
-    OverLimit,
+    /// The document, or the query on it, passes this limit.
+    OverLimit(Limit),
 }
 
 /// A search of the nodes a path selected, run on whichever tree the document is.
@@ -195,7 +195,7 @@ impl<'a> Document<'a> {
         let query = Query::Path { text: path_text, path };
         match self.plain.search(self.raw, query, self.policy, search, &mut self.leaves) {
             Selected::Found(found) => return Searched::on_plain(Ok(found), false),
-            Selected::OverLimit => return Searched::on_plain(Err(OverLimit), false),
+            Selected::OverLimit(l) => return Searched::on_plain(Err(OverLimit(l)), false),
             Selected::Nothing => {}
         }
         if let Some(text) = self.not_json_text() {
@@ -204,11 +204,11 @@ impl<'a> Document<'a> {
         match self.expanded.get(self.raw, &self.plain, self.policy, &self.routes.expanded) {
             Ok(Some(view)) => match view.tree.search(query, search, &mut self.leaves) {
                 Selected::Found(found) => Searched::on_plain(Ok(found), true),
-                Selected::OverLimit => Searched::on_plain(Err(OverLimit), true),
+                Selected::OverLimit(l) => Searched::on_plain(Err(OverLimit(l)), true),
                 Selected::Nothing => Searched::on_plain(Ok(self.nothing(search)), false),
             },
             Ok(None) => Searched::on_plain(Ok(self.nothing(search)), false),
-            Err(OverLimit) => Searched::on_plain(Err(OverLimit), true),
+            Err(over) => Searched::on_plain(Err(over), true),
         }
     }
 
@@ -239,22 +239,22 @@ impl<'a> Document<'a> {
         let view = match self.structured.get(text, policy) {
             Ok(Some(view)) => view,
             Ok(None) => return Searched::on_plain(Ok(self.nothing(search)), false),
-            Err(read_as) => {
-                return Searched { found: Err(OverLimit), descended: false, read_as: Some(read_as) }
+            Err((read_as, limit)) => {
+                return Searched { found: Err(OverLimit(limit)), descended: false, read_as: Some(read_as) }
             }
         };
         let read_as = Some(view.read_as);
         let (found, descended) = match view.tree.search(query, search, &mut self.leaves) {
             Selected::Found(found) => (Ok(found), false),
-            Selected::OverLimit => (Err(OverLimit), false),
+            Selected::OverLimit(l) => (Err(OverLimit(l)), false),
             Selected::Nothing => match view.expanded(policy) {
                 Ok(Some(expanded)) => match expanded.tree.search(query, search, &mut self.leaves) {
                     Selected::Found(found) => (Ok(found), true),
-                    Selected::OverLimit => (Err(OverLimit), true),
+                    Selected::OverLimit(l) => (Err(OverLimit(l)), true),
                     Selected::Nothing => return Searched::on_plain(Ok(self.nothing(search)), false),
                 },
                 Ok(None) => return Searched::on_plain(Ok(self.nothing(search)), false),
-                Err(OverLimit) => (Err(OverLimit), true),
+                Err(over) => (Err(over), true),
             },
         };
         Searched { found, descended, read_as }
@@ -271,7 +271,7 @@ impl<'a> Document<'a> {
                 if let View::Located { text, whole: None, .. } = &self.plain {
                     match search.run_text(text, policy) {
                         Some(Ok(found)) => return Selected::Found(found),
-                        Some(Err(OverLimit)) => return Selected::OverLimit,
+                        Some(Err(OverLimit(l))) => return Selected::OverLimit(l),
                         None => {}
                     }
                 }
@@ -279,11 +279,11 @@ impl<'a> Document<'a> {
                     Some(fits) => fits,
                     None => match self.plain.fits(self.raw, policy) {
                         Ok(fits) => *self.plain_fits.insert(fits),
-                        Err(OverLimit) => return Selected::OverLimit,
+                        Err(OverLimit(l)) => return Selected::OverLimit(l),
                     },
                 };
                 if !fits {
-                    return Selected::OverLimit;
+                    return Selected::OverLimit(Limit::Nodes);
                 }
                 self.plain.search(self.raw, Query::Root, policy, search, &mut self.leaves)
             }
@@ -292,7 +292,7 @@ impl<'a> Document<'a> {
                 match view {
                     Ok(Some(view)) => view.search_held(policy, search, &mut self.leaves),
                     Ok(None) => Selected::Nothing,
-                    Err(OverLimit) => Selected::OverLimit,
+                    Err(OverLimit(l)) => Selected::OverLimit(l),
                 }
             }
             Which::Structured | Which::StructuredExpanded => {
@@ -300,18 +300,18 @@ impl<'a> Document<'a> {
                 let view = match self.structured.get(text, policy) {
                     Ok(Some(view)) => view,
                     Ok(None) => return Selected::Nothing,
-                    Err(_) => return Selected::OverLimit,
+                    Err((_, limit)) => return Selected::OverLimit(limit),
                 };
                 if which == Which::Structured {
                     if !view.fits(policy) {
-                        return Selected::OverLimit;
+                        return Selected::OverLimit(Limit::Nodes);
                     }
                     return view.tree.search(Query::Root, search, &mut self.leaves);
                 }
                 match view.expanded(policy) {
                     Ok(Some(expanded)) => expanded.search_held(policy, search, &mut self.leaves),
                     Ok(None) => Selected::Nothing,
-                    Err(OverLimit) => Selected::OverLimit,
+                    Err(OverLimit(l)) => Selected::OverLimit(l),
                 }
             }
         }

@@ -19,7 +19,7 @@ use crate::cache::{Compiled, PathCache};
 use crate::claim::ClaimedRef;
 use crate::json::{locate, parse_with_depth_limit, MAX_PATHS};
 use crate::path::EvidencePath;
-use crate::policy::Policy;
+use crate::policy::{Limit, Policy};
 
 /// The deepest document serde_json parses (its recursion limit); deeper ones take the tree.
 pub(crate) const SERDE_MAX_DEPTH: usize = 127;
@@ -86,7 +86,7 @@ fn singular_plan(refs: &[ClaimedRef], policy: &Policy, cache: &PathCache) -> Opt
 /// values parsed. Not JSON: the whole text is one string, on our tree.
 fn located<'a>(text: &'a str, plan: &[(String, Compiled)], policy: &Policy) -> Result<View<'a>, OverLimit> {
     if text.len() > policy.limits.max_output_bytes {
-        return Err(OverLimit);
+        return Err(OverLimit(Limit::OutputSize));
     }
     let singular: Vec<_> = plan
         .iter()
@@ -108,7 +108,7 @@ fn located<'a>(text: &'a str, plan: &[(String, Compiled)], policy: &Policy) -> R
             text,
             whole: None,
         }),
-        Err(e) if e.too_deep() => Err(OverLimit),
+        Err(e) if e.too_deep() => Err(OverLimit(Limit::Depth)),
         Err(_) => Ok(View::Tree(TreeDoc::not_json(text))),
     }
 }
@@ -121,7 +121,7 @@ fn located<'a>(text: &'a str, plan: &[(String, Compiled)], policy: &Policy) -> R
 fn value<'a>(raw: Raw<'a>, text: &'a str, policy: &Policy) -> Result<View<'a>, Absent> {
     let limits = &policy.limits;
     if text.len() > limits.max_output_bytes {
-        return Err(Absent::OverLimit);
+        return Err(Absent::OverLimit(Limit::OutputSize));
     }
     if limits.max_depth >= SERDE_MAX_DEPTH {
         if let Ok(value) = serde_json::from_str::<Value>(text) {

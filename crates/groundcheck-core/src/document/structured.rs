@@ -10,7 +10,7 @@ use super::OverLimit;
 use crate::json::{
     holds_at_most, json_lines_view, parse_with_depth_limit, yaml_view, Json, LinesView, Over, YamlView,
 };
-use crate::policy::{Limits, Policy};
+use crate::policy::{Limit, Limits, Policy};
 use crate::report::ReadAs;
 
 /// What reading a text that is not JSON as JSON Lines, then as YAML, gives.
@@ -58,8 +58,8 @@ pub(crate) enum Structured {
     NotBuilt,
     /// The text has none.
     None,
-    /// The view passes a limit: every ref that reaches it is `limit_exceeded`.
-    Over(ReadAs),
+    /// The view passes this limit: every ref that reaches it is `limit_exceeded`.
+    Over(ReadAs, Limit),
     /// Built (boxed: most documents never build one).
     Built(Box<StructuredView>),
 }
@@ -91,8 +91,12 @@ impl StructuredView {
 
 impl Structured {
     /// The view of `text` (a text that is not JSON), built on first need: `Ok(None)` when it
-    /// has none, `Err` with how it was read when it passes a limit.
-    pub(crate) fn get(&mut self, text: &str, policy: &Policy) -> Result<Option<&mut StructuredView>, ReadAs> {
+    /// has none, `Err` with how it was read and the limit when it passes one.
+    pub(crate) fn get(
+        &mut self,
+        text: &str,
+        policy: &Policy,
+    ) -> Result<Option<&mut StructuredView>, (ReadAs, Limit)> {
         if let Structured::NotBuilt = self {
             *self = match read_structured(text, &policy.limits) {
                 Reading::View(read_as, doc) => Structured::Built(Box::new(StructuredView {
@@ -101,13 +105,14 @@ impl Structured {
                     expanded: Expansion::NotBuilt,
                     fits: None,
                 })),
-                Reading::Over(read_as, _) => Structured::Over(read_as),
+                Reading::Over(read_as, Over::Depth) => Structured::Over(read_as, Limit::Depth),
+                Reading::Over(read_as, Over::Nodes) => Structured::Over(read_as, Limit::Nodes),
                 Reading::None => Structured::None,
             };
         }
         match self {
             Structured::Built(view) => Ok(Some(view)),
-            Structured::Over(read_as) => Err(*read_as),
+            Structured::Over(read_as, limit) => Err((*read_as, *limit)),
             Structured::None | Structured::NotBuilt => Ok(None),
         }
     }

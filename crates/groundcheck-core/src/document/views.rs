@@ -19,7 +19,7 @@ use crate::json::{
 };
 use crate::leaves::Leaves;
 use crate::path::Selection;
-use crate::policy::{Limits, Policy};
+use crate::policy::{Limit, Limits, Policy};
 
 /// The plain document, in the form its route built.
 pub(crate) enum View<'a> {
@@ -61,7 +61,7 @@ impl<'a> View<'a> {
                 Query::Root => match whole_tree(whole, raw, policy) {
                     Ok(Some(tree)) => tree.search(query, search, leaves),
                     Ok(None) => Selected::Nothing,
-                    Err(OverLimit) => Selected::OverLimit,
+                    Err(OverLimit(l)) => Selected::OverLimit(l),
                 },
             },
             View::Tree(tree) => tree.search(query, search, leaves),
@@ -78,7 +78,10 @@ impl<'a> View<'a> {
                     Ok(found) => Selected::Found(found),
                     Err(Rewritten) => {
                         leaves.clear();
-                        let Ok(mut tree) = TreeDoc::parse(text, policy) else { return Selected::OverLimit };
+                        let mut tree = match TreeDoc::parse(text, policy) {
+                            Ok(tree) => tree,
+                            Err(OverLimit(l)) => return Selected::OverLimit(l),
+                        };
                         let found = tree.search(query, search, leaves);
                         *self = View::Tree(tree);
                         found
@@ -110,7 +113,7 @@ fn whole_tree<'t, 'a>(
     if whole.is_none() {
         *whole = match TreeDoc::load(raw, policy) {
             Ok(tree) => Some(tree),
-            Err(Absent::OverLimit) => return Err(OverLimit),
+            Err(Absent::OverLimit(l)) => return Err(OverLimit(l)),
             Err(Absent::Unavailable) => return Ok(None),
         };
     }
@@ -124,7 +127,7 @@ pub(crate) enum Expansion {
     /// No string of the document holds JSON: the expanded view is the plain one.
     Same,
     /// The view would pass the depth limit, or its document the size limit.
-    OverLimit,
+    OverLimit(Limit),
     /// Built.
     Built(ExpandedView),
 }
@@ -148,7 +151,7 @@ impl Expansion {
         match self {
             Expansion::Built(view) => Ok(Some(view)),
             Expansion::Same | Expansion::NotBuilt => Ok(None),
-            Expansion::OverLimit => Err(OverLimit),
+            Expansion::OverLimit(l) => Err(OverLimit(*l)),
         }
     }
 
@@ -165,7 +168,7 @@ impl Expansion {
         match self {
             Expansion::Built(view) => Ok(Some(view)),
             Expansion::Same | Expansion::NotBuilt => Ok(None),
-            Expansion::OverLimit => Err(OverLimit),
+            Expansion::OverLimit(l) => Err(OverLimit(*l)),
         }
     }
 
@@ -180,7 +183,7 @@ impl Expansion {
             }
             View::Located { whole: None, .. } | View::Value { .. } => match TreeDoc::load(raw, policy) {
                 Ok(tree) => tree.doc,
-                Err(Absent::OverLimit) => return Expansion::OverLimit,
+                Err(Absent::OverLimit(l)) => return Expansion::OverLimit(l),
                 Err(Absent::Unavailable) => return Expansion::Same,
             },
         };
@@ -193,7 +196,7 @@ impl Expansion {
                 Expansion::Built(ExpandedView { tree: TreeDoc::new(Cow::Owned(doc)), held, fits: None })
             }
             Ok(None) => Expansion::Same,
-            Err(_) => Expansion::OverLimit,
+            Err(_) => Expansion::OverLimit(Limit::Depth),
         }
     }
 }
@@ -219,7 +222,7 @@ impl ExpandedView {
     ) -> Selected<S::Found> {
         let root = self.tree.doc.root();
         if !*self.fits.get_or_insert_with(|| holds_at_most(root, policy.limits.max_nodes)) {
-            return Selected::OverLimit;
+            return Selected::OverLimit(Limit::Nodes);
         }
         let Some(held) = &self.held else { return self.tree.search(Query::Root, search, leaves) };
         let selection = Selection::found_in(root, outermost_held(root, held));
@@ -266,10 +269,10 @@ impl<'a> TreeDoc<'a> {
     /// The tree of a raw document (borrowed when it is given as JSON).
     pub(crate) fn load(raw: Raw<'a>, policy: &Policy) -> Result<TreeDoc<'a>, Absent> {
         match raw {
-            Raw::Json(doc) if doc.depth() > policy.limits.max_depth => Err(Absent::OverLimit),
+            Raw::Json(doc) if doc.depth() > policy.limits.max_depth => Err(Absent::OverLimit(Limit::Depth)),
             Raw::Json(doc) => Ok(TreeDoc::new(Cow::Borrowed(doc))),
             Raw::Text(text) => Ok(TreeDoc::parse(text, policy)?),
-            Raw::OverLimit => Err(Absent::OverLimit),
+            Raw::OverLimit => Err(Absent::OverLimit(Limit::OutputSize)),
             Raw::Absent => Err(Absent::Unavailable),
         }
     }
@@ -278,11 +281,11 @@ impl<'a> TreeDoc<'a> {
     /// JSON (so `$` selects it).
     pub(crate) fn parse(text: &str, policy: &Policy) -> Result<TreeDoc<'a>, OverLimit> {
         if text.len() > policy.limits.max_output_bytes {
-            return Err(OverLimit);
+            return Err(OverLimit(Limit::OutputSize));
         }
         match parse_with_depth_limit(text, policy.limits.max_depth) {
             Ok(doc) => Ok(TreeDoc::new(Cow::Owned(doc))),
-            Err(e) if e.too_deep() => Err(OverLimit),
+            Err(e) if e.too_deep() => Err(OverLimit(Limit::Depth)),
             Err(_) => Ok(TreeDoc::not_json(text)),
         }
     }
@@ -302,7 +305,7 @@ impl<'a> TreeDoc<'a> {
         };
         let twin = if path.needs_value() {
             if *self.depth.get_or_init(|| doc.depth()) > Limits::QUERY_DEPTH_CEILING {
-                return Selected::OverLimit;
+                return Selected::OverLimit(Limit::Depth);
             }
             Some(&*self.twin.get_or_insert_with(|| to_serde_value(doc.root())))
         } else {

@@ -47,6 +47,19 @@ pub(crate) enum Node {
 }
 
 impl Node {
+    /// What the value is, for a message saying what was found instead of what was needed
+    /// (`a string`, `an array`).
+    pub(crate) fn what(&self) -> &'static str {
+        match self {
+            Node::Null => "null",
+            Node::Bool(_) => "a boolean",
+            Node::Number(_) => "a number",
+            Node::String(_) => "a string",
+            Node::Array(_) => "an array",
+            Node::Object(_) => "an object",
+        }
+    }
+
     /// The text a leaf is matched by (docs/verification.md#the-ladder), or `None` for containers.
     pub(crate) fn leaf_text(&self) -> Option<&str> {
         match self {
@@ -87,6 +100,16 @@ impl Json {
     /// from the start.
     pub fn parse(text: &str) -> Result<Json, crate::Error> {
         Ok(parse_with_depth_limit(text, usize::MAX)?)
+    }
+
+    /// A JSON column's value read from the text a database (or a driver) holds for it: the
+    /// JSON it holds; a string of that text when it is not JSON (possible where nothing checks
+    /// the column, e.g. SQLite), so a claim reads as `malformed_details` instead of failing the
+    /// row; `None` for JSON `null`, as a bundle reads it. The one rule the store and every
+    /// binding read `retrieval_details` and `input_params` by.
+    pub fn from_column(text: &str) -> Option<Json> {
+        let json = Json::parse(text).unwrap_or_else(|_| Json::string(text));
+        (!json.is_null()).then_some(json)
     }
 
     /// A document that is a single string: what a non-JSON tool output becomes (docs/verification.md#the-raw-document).

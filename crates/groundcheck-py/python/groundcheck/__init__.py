@@ -50,7 +50,7 @@ from ._groundcheck import (
     __version__,
     _resolve,
 )
-from ._types import Outcome, ReadAs, Reason, Rung, Source, Status, WarningName
+from ._types import LimitName, Outcome, ReadAs, Reason, Rung, Source, Status, WarningName
 
 __all__ = [
     "SCHEMA",
@@ -61,6 +61,7 @@ __all__ = [
     "InvalidPathError",
     "InvalidPolicyError",
     "InvalidRowError",
+    "LimitName",
     "Limits",
     "Nearest",
     "Outcome",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal, TypeAlias
 
-__all__ = ["Outcome", "ReadAs", "Reason", "Rung", "Source", "Status", "WarningName"]
+__all__ = ["LimitName", "Outcome", "ReadAs", "Reason", "Rung", "Source", "Status", "WarningName"]
 
 Status: TypeAlias = Literal["supported", "unsupported", "no_evidence"]
 Reason: TypeAlias = Literal[
@@ -43,3 +43,4 @@ WarningName: TypeAlias = Literal[
     "descended_into_string",
 ]
 ReadAs: TypeAlias = Literal["json_lines", "yaml"]
+LimitName: TypeAlias = Literal["output_size", "depth", "text_length", "path_length", "nodes", "refs"]

@@ -18,6 +18,9 @@ import java.util.Map;
  * @param inPreview for a ref checked against a preview: whether the quote is in it
  * @param nearest for a {@code text_not_found} ref, the closest selected value
  * @param elsewhere the first path in the whole output whose value does hold the quote
+ * @param limit for a {@code limit_exceeded} ref, the limit it hit as the report names it
+ *     ({@code output_size}, {@code depth}, {@code text_length}, {@code path_length},
+ *     {@code nodes}, {@code refs}): which bound would let the ref be checked
  */
 public record RefReport(
         int index,
@@ -29,7 +32,8 @@ public record RefReport(
         BigDecimal score,
         Boolean inPreview,
         Nearest nearest,
-        String elsewhere) {
+        String elsewhere,
+        String limit) {
 
     /** Whether the ref verified. */
     public boolean verified() {
@@ -49,7 +53,8 @@ public record RefReport(
                 (BigDecimal) m.get("score"),
                 (Boolean) m.get("in_preview"),
                 Nearest.of(m.get("nearest")),
-                Json.str(m.get("elsewhere")));
+                Json.str(m.get("elsewhere")),
+                Json.str(m.get("limit")));
     }
 
     /** The ref object of the report schema, fields in its order, absent ones left out. */
@@ -76,6 +81,9 @@ public record RefReport(
         }
         if (elsewhere != null) {
             m.put("elsewhere", elsewhere);
+        }
+        if (limit != null) {
+            m.put("limit", limit);
         }
         return m;
     }
