@@ -1,6 +1,9 @@
-//! Writes a seeded pair of corpora for `benches/misses.sh` (issue #31): `with/`, the bundles of
-//! `examples/corpus.rs` with failing refs added in realistic shares, and `without/`, the same
-//! invocations with every ref that fails (`path_not_found`, `text_not_found`) removed.
+//! Writes seeded corpora for `benches/misses.sh` (issue #31): `with/`, the bundles of
+//! `examples/corpus.rs` with failing refs added in realistic shares; `without/`, the same
+//! invocations with every ref that fails (`path_not_found`, `text_not_found`) removed; and
+//! `hits/`, the same as `without/` but each added ref that fails replaced by the hit it was
+//! made from (the leaf's own path and text), so that a miss can be set against a hit on the
+//! same document, which loads that document too.
 //!
 //! ```sh
 //! cargo run --release --example misses -- --out /tmp/misses [--invocations 1000] [--per-file 35] \
@@ -130,8 +133,9 @@ fn wildcard(path: &str) -> String {
     out
 }
 
-/// The failing ref added to an invocation whose raw output is `raw`.
-fn failing_ref(rng: &mut Rng, raw: &str) -> Option<Value> {
+/// The failing ref added to an invocation whose raw output is `raw`, and the hit it was made
+/// from.
+fn failing_ref(rng: &mut Rng, raw: &str) -> Option<(Value, Value)> {
     let doc: Value = serde_json::from_str(raw).ok()?;
     let mut leaves = Vec::new();
     string_leaves(&doc, "$".to_string(), &mut leaves);
@@ -139,6 +143,7 @@ fn failing_ref(rng: &mut Rng, raw: &str) -> Option<Value> {
         return None;
     }
     let (path, text) = leaves[rng.below(leaves.len() as u64) as usize].clone();
+    let mut hit = (path.clone(), text.clone());
     let kind = rng.below(10);
     let (mut path, text) = match kind {
         0..=4 => (path, misquote(rng, &text)),
@@ -151,8 +156,12 @@ fn failing_ref(rng: &mut Rng, raw: &str) -> Option<Value> {
     };
     if rng.below(10) == 0 {
         path = wildcard(&path);
+        hit.0 = wildcard(&hit.0);
     }
-    Some(serde_json::json!({ "raw_path": path, "text": text }))
+    Some((
+        serde_json::json!({ "raw_path": path, "text": text }),
+        serde_json::json!({ "raw_path": hit.0, "text": hit.1 }),
+    ))
 }
 
 fn main() {
@@ -172,8 +181,8 @@ fn main() {
         }
     }
     let out = out.expect("--out DIR is required");
-    let (with_dir, without_dir) = (out.join("with"), out.join("without"));
-    for dir in [&with_dir, &without_dir] {
+    let (with_dir, without_dir, hits_dir) = (out.join("with"), out.join("without"), out.join("hits"));
+    for dir in [&with_dir, &without_dir, &hits_dir] {
         std::fs::create_dir_all(dir).expect("the output folders can be created");
     }
     let mut rng = Rng::new(seed ^ 0x6d69_7373);
@@ -182,13 +191,16 @@ fn main() {
     for (i, text) in corpus::bundles(seed, invocations, 1, scale, per_file).iter().enumerate() {
         let mut bundle: Value = serde_json::from_str(text).expect("the corpus is JSON");
         let items = bundle["invocations"].as_array_mut().expect("a bundle has invocations");
-        for item in items.iter_mut() {
+        // Per invocation: where the added ref is, and the hit it was made from.
+        let mut added_at: Vec<Option<(usize, Value)>> = vec![None; items.len()];
+        for (n, item) in items.iter_mut().enumerate() {
             let raw = item["raw_output_text"].as_str().unwrap_or_default().to_string();
             if rng.below(100) < extra && item["success"] != Value::Bool(false) {
-                if let Some(added) = failing_ref(&mut rng, &raw) {
+                if let Some((added, hit)) = failing_ref(&mut rng, &raw) {
                     if let Some(list) = item["retrieval_details"]["evidence_refs"].as_array_mut() {
                         let at = rng.below(list.len() as u64 + 1) as usize;
                         list.insert(at, added);
+                        added_at[n] = Some((at, hit));
                     }
                 }
             }
@@ -200,9 +212,10 @@ fn main() {
             .iter()
             .map(|inv| verifier.verify(inv))
             .collect();
+        let mut hits = bundle.clone();
         let items = bundle["invocations"].as_array_mut().expect("a bundle has invocations");
-        for (item, verdict) in items.iter_mut().zip(&verdicts) {
-            let Some(list) = item["retrieval_details"]["evidence_refs"].as_array_mut() else { continue };
+        let hit_items = hits["invocations"].as_array_mut().expect("a bundle has invocations");
+        for (n, (item, verdict)) in items.iter_mut().zip(&verdicts).enumerate() {
             let fails: Vec<bool> = verdict
                 .refs
                 .iter()
@@ -210,16 +223,33 @@ fn main() {
                 .collect();
             refs += fails.len();
             failing += fails.iter().filter(|&&f| f).count();
-            let mut k = 0;
-            list.retain(|_| {
-                k += 1;
-                !fails.get(k - 1).copied().unwrap_or(false)
-            });
+            let keep = |list: &mut Vec<Value>, replaced: Option<&(usize, Value)>| {
+                let mut k = 0;
+                list.retain_mut(|r| {
+                    k += 1;
+                    let fails = fails.get(k - 1).copied().unwrap_or(false);
+                    match replaced {
+                        Some((at, hit)) if fails && *at == k - 1 => {
+                            *r = hit.clone();
+                            true
+                        }
+                        _ => !fails,
+                    }
+                });
+            };
+            if let Some(list) = item["retrieval_details"]["evidence_refs"].as_array_mut() {
+                keep(list, None);
+            }
+            if let Some(list) = hit_items[n]["retrieval_details"]["evidence_refs"].as_array_mut() {
+                keep(list, added_at[n].as_ref());
+            }
         }
         let without = serde_json::to_string(&bundle).expect("a bundle is written");
         let name = format!("corpus-{seed}-{i:05}.json");
         std::fs::write(with_dir.join(&name), with).expect("the bundle is written");
         std::fs::write(without_dir.join(&name), without).expect("the bundle is written");
+        let hits = serde_json::to_string(&hits).expect("a bundle is written");
+        std::fs::write(hits_dir.join(&name), hits).expect("the bundle is written");
     }
     eprintln!(
         "{invocations} invocations; {refs} refs, {failing} failing ({:.1} %), removed in {}",

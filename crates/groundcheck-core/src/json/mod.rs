@@ -26,7 +26,7 @@ pub(crate) use parse::parse_with_depth_limit;
 pub(crate) use parse::JsonErrorKind;
 pub(crate) use tree::{holds_at_most, Rewritten, Step, Tree};
 pub(crate) use value::to_serde_value;
-pub(crate) use walk::{leaf_path as text_leaf_path, text_leaves, TextLeaves};
+pub(crate) use walk::{first_leaf_within, leaf_path as text_leaf_path, text_leaves, FirstLeaf, TextLeaves};
 pub(crate) use yaml::{yaml_view, Over, YamlView};
 
 /// One JSON value; the private building block of [`Json`].

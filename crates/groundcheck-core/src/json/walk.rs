@@ -64,14 +64,7 @@ pub(crate) fn leaf_path(text: &str, max_depth: usize, k: usize) -> Option<String
             p.skip_string()?;
         }
         if ordinal == k {
-            let mut path = String::from("$");
-            for place in places {
-                match place {
-                    Place::Name(name) => push_name(&mut path, name),
-                    Place::Index(i) => push_index(&mut path, *i),
-                }
-            }
-            found = Some(path);
+            found = Some(path_of(places));
             return Ok(false);
         }
         ordinal += 1;
@@ -79,6 +72,71 @@ pub(crate) fn leaf_path(text: &str, max_depth: usize, k: usize) -> Option<String
     })
     .ok()?;
     found
+}
+
+/// What [`first_leaf_within`] found.
+pub(crate) struct FirstLeaf {
+    /// The normalized path of the first leaf accepted.
+    pub(crate) path: Option<String>,
+    /// The values of the text, containers included (what the node limit counts).
+    pub(crate) nodes: usize,
+}
+
+/// The first leaf of `text`, in document order, lying inside one of `spans` (byte ranges of
+/// the text, in order and apart) whose text `holds` accepts. Only those leaves are decoded;
+/// the text is walked to its end all the same, to count its values and to tell a repeated
+/// key, which puts the tree's order in doubt ([`NotPlain`]).
+pub(crate) fn first_leaf_within(
+    text: &str,
+    max_depth: usize,
+    spans: &[std::ops::Range<usize>],
+    holds: impl Fn(&str) -> bool,
+) -> Result<FirstLeaf, NotPlain> {
+    let mut path = None;
+    let mut next = 0;
+    let nodes = walk(text, max_depth, |p, leaf, places| {
+        let (start, end, scalar) = match leaf {
+            Leaf::String => {
+                let open = p.pos;
+                p.skip_string()?;
+                (open + 1, p.pos - 1, None)
+            }
+            Leaf::Scalar(scalar) => (p.pos - scalar.len(), p.pos, Some(scalar)),
+        };
+        while spans.get(next).is_some_and(|span| span.end < end) {
+            next += 1;
+        }
+        let within = spans.get(next).is_some_and(|span| span.start <= start && end <= span.end);
+        if path.is_none() && within {
+            let leaf = match scalar {
+                Some(scalar) => Cow::Borrowed(scalar),
+                None => {
+                    let mut string = Parser::new(text);
+                    string.pos = start - 1;
+                    let mut decoded = String::with_capacity(end - start);
+                    string.decode_into(&mut decoded)?;
+                    Cow::Owned(decoded)
+                }
+            };
+            if holds(&leaf) {
+                path = Some(path_of(places));
+            }
+        }
+        Ok(true)
+    })?;
+    Ok(FirstLeaf { path, nodes })
+}
+
+/// The normalized path of the places from the root.
+fn path_of(places: &[Place<'_>]) -> String {
+    let mut path = String::from("$");
+    for place in places {
+        match place {
+            Place::Name(name) => push_name(&mut path, name),
+            Place::Index(i) => push_index(&mut path, *i),
+        }
+    }
+    path
 }
 
 /// A leaf as the walk meets it.

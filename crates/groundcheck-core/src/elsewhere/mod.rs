@@ -24,23 +24,32 @@
 //! of it is a leaf of the document as written, just shown not to hold the quote, so the
 //! first leaf found there is the first of the whole expanded view.
 //!
-//! A located document (a text only singular paths were asked of) has no tree: its leaves are
-//! read straight from the text (`json/walk.rs`), the winning leaf's path found by a second
-//! walk, and the tree is parsed only when an object repeats a key (the walk's order is then
-//! not the tree's). That walk also tells whether any string could hold JSON; when none can,
-//! there is no expanded view to search.
+//! A located document (a text only singular paths were asked of) has no tree. Its quick test
+//! ([`quick`]) answers most quotes from the text alone: when every leaf is plain, a leaf
+//! holding the quote lies between two unescaped `"` around an occurrence of the quote's
+//! anchor, so only those stretches are read, and the winning leaf's path is found by one walk
+//! of the text (`json/walk.rs`) that decodes nothing else. Otherwise the leaves are read
+//! straight from the text; the tree is parsed only when an object repeats a key (the walk's
+//! order is then not the tree's). A text none of whose strings could hold JSON has no
+//! expanded view to search.
+
+mod plain;
+mod quick;
 
 use std::cell::OnceCell;
 
 use memchr::memmem;
 
 use crate::document::{OverLimit, Search};
-use crate::json::{may_hold_json, text_leaf_path, text_leaves, TextLeaves, Tree};
+use crate::json::{text_leaf_path, text_leaves, TextLeaves, Tree};
 use crate::ladder::{for_each_leaf, leaf_path, Needle};
 use crate::leaves::Leaves;
 use crate::normalize::normalize;
 use crate::path::Selection;
 use crate::policy::{Limit, Policy, Rung};
+
+use plain::{plain, Anchor};
+use quick::Quick;
 
 /// What `elsewhere` keeps of one view for all of an invocation's refs: its leaves, read on the
 /// first ref that needs them, and for a located text its quick test, which rules out most
@@ -50,55 +59,13 @@ pub(crate) struct Haystack {
     contents: OnceCell<Contents>,
 }
 
-/// A located text in which every leaf is [`plain`] and written without `\u` escapes, so that
-/// every run of ASCII letters, digits and ideographs of a leaf (in lower case) is a run of the
-/// text (in lower case): a quote one of whose [`Anchor`] runs is not in the text is in no leaf,
-/// on any rung — the exact one included, the quote as written being then a piece of a plain
-/// leaf, whose normalised runs are its own in lower case.
-struct Quick {
-    /// The text with ASCII letters in lower case.
-    lower: String,
-    /// Whether every leaf is [`plain`] and written without `\u` escapes (the whole text is),
-    /// found on the first quote whose runs are not all in the text.
-    plain: OnceCell<bool>,
-    /// No string of the text can hold JSON ([`may_hold_json`]): it has no expanded view;
-    /// found on the first quote ruled out.
-    no_json: OnceCell<bool>,
-}
-
-impl Quick {
-    fn of(text: &str) -> Quick {
-        let mut lower = text.to_string();
-        lower.make_ascii_lowercase();
-        Quick { lower, plain: OnceCell::new(), no_json: OnceCell::new() }
-    }
-
-    /// Whether no leaf of `text` (this quick test's) can hold `needle` on any rung.
-    fn rules_out(&self, text: &str, needle: &Needle<'_>) -> bool {
-        let Some(Anchor(runs)) = Anchor::of(needle.normalized_text()) else { return false };
-        let absent =
-            runs.iter().take(4).any(|run| memmem::find(self.lower.as_bytes(), run.as_bytes()).is_none());
-        let ruled_out = absent && self.plain_text(text);
-        if ruled_out {
-            self.no_json.get_or_init(|| !may_hold_json(text));
-        }
-        ruled_out
-    }
-
-    /// Whether every leaf of `text` (this quick test's) is [`plain`] and written without `\u`
-    /// escapes.
-    fn plain_text(&self, text: &str) -> bool {
-        *self.plain.get_or_init(|| memmem::find(text.as_bytes(), b"\\u").is_none() && plain(text))
-    }
-}
-
 impl Haystack {
     /// Whether the view was read from a text none of whose strings could hold JSON, so that
     /// the document has no expanded view.
     pub(crate) fn rules_out_expanded(&self) -> bool {
         match self.contents.get() {
             Some(contents) => contents.read == Read::Text { candidate: false },
-            None => self.quick.as_ref().is_some_and(|quick| quick.no_json.get() == Some(&true)),
+            None => self.quick.as_ref().is_some_and(|quick| quick.has_no_expanded_view()),
         }
     }
 }
@@ -108,7 +75,7 @@ impl Haystack {
 struct Contents {
     raw: Texts,
     /// `raw.all` with ASCII letters in lower case (the same length: `raw.ends` holds).
-    lower: String,
+    lower: Vec<u8>,
     /// The leaves that are not [`plain`], in order: candidates whatever the anchor.
     not_plain: Vec<usize>,
     /// Each leaf's normalised text, computed on first need (the slots too).
@@ -182,76 +149,10 @@ impl Texts {
     }
 }
 
-/// The runs of the normalised quote made of ASCII letters and digits (lower case already) and
-/// CJK ideographs, longest first: the normalised text of every leaf the normalized or elided
-/// rung holds on contains each of them. (An elided piece is a part of the normalised quote
-/// between `...`s, trimmed, so each run lies inside one piece, and every piece must hold.)
-struct Anchor(Vec<String>);
-
-impl Anchor {
-    fn of(normalized: &str) -> Option<Anchor> {
-        let mut runs: Vec<String> = normalized
-            .split(|c: char| !anchoring(c))
-            .filter(|run| !run.is_empty())
-            .map(String::from)
-            .collect();
-        runs.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
-        runs.dedup();
-        (!runs.is_empty()).then_some(Anchor(runs))
-    }
-}
-
-/// A character an [`Anchor`] is made of.
-fn anchoring(c: char) -> bool {
-    c.is_ascii_alphanumeric() || ('\u{4e00}'..='\u{9fff}').contains(&c)
-}
-
-/// The non-ASCII characters of a [`plain`] text: CJK ideographs, and punctuation (CJK, general,
-/// full-width) that normalises to neither an ASCII letter or digit nor an ideograph (tested
-/// below, character by character and beside ASCII letters).
-const PLAIN: [std::ops::RangeInclusive<char>; 5] = [
-    '\u{4e00}'..='\u{9fff}',
-    '\u{3000}'..='\u{3029}',
-    '\u{2010}'..='\u{2027}',
-    '\u{ff01}'..='\u{ff0f}',
-    '\u{ff1a}'..='\u{ff20}',
-];
-
-/// Whether every character of `leaf` is ASCII or [`PLAIN`]. Normalising such a text maps
-/// each ASCII letter or digit to its lower case and each ideograph to itself, every other
-/// character to characters that are neither, and combines no two characters (NFKC composes
-/// none of these): so a run of letters, digits and ideographs in its normalised text is a run
-/// of its text with ASCII letters in lower case.
-fn plain(leaf: &str) -> bool {
-    let bytes = leaf.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes.len() - i >= 16 && bytes[i..i + 16].is_ascii() {
-            i += 16;
-            continue;
-        }
-        let b = bytes[i];
-        if b < 0x80 {
-            i += 1;
-        } else if (0xe5..=0xe9).contains(&b) || (b == 0xe4 && bytes.get(i + 1).is_some_and(|&c| c >= 0xb8)) {
-            // U+4E00..=U+9FFF, the ideographs, written in three bytes.
-            i += 3;
-        } else {
-            let Some(c) = leaf.get(i..).and_then(|rest| rest.chars().next()) else { return false };
-            if !PLAIN.iter().any(|range| range.contains(&c)) {
-                return false;
-            }
-            i += c.len_utf8();
-        }
-    }
-    true
-}
-
 impl Contents {
     /// `plain`: every leaf is known to be [`plain`] already.
     fn new(raw: Texts, read: Read, plain_text: bool) -> Contents {
-        let mut lower = raw.all.clone();
-        lower.make_ascii_lowercase();
+        let lower = raw.all.as_bytes().to_ascii_lowercase();
         let not_plain = if plain_text || raw.all.is_ascii() {
             Vec::new()
         } else {
@@ -294,7 +195,7 @@ impl Contents {
         let (anchor, others) = (&runs[0], &runs[1..]);
         let others: Vec<memmem::Finder<'_>> = others.iter().map(memmem::Finder::new).collect();
         let mut found = Vec::new();
-        let hay = self.lower.as_bytes();
+        let hay = &self.lower[..];
         let finder = memmem::Finder::new(anchor.as_bytes());
         let mut at = 0;
         while at < hay.len() {
@@ -387,8 +288,10 @@ impl Search for Elsewhere<'_> {
             .haystack
             .get_or_init(|| Haystack { quick: Some(Quick::of(text)), contents: OnceCell::new() });
         if haystack.contents.get().is_none() {
-            if haystack.quick.as_ref().is_some_and(|quick| quick.rules_out(text, self.needle)) {
-                return Some(Ok(None));
+            if let Some(quick) = &haystack.quick {
+                if let Some(found) = quick.search(text, self.needle, policy) {
+                    return Some(found);
+                }
             }
             // A repeated key: nothing is kept, and the tree (read once) takes over.
             let _ = haystack.contents.set(Contents::walk(
@@ -407,55 +310,6 @@ impl Search for Elsewhere<'_> {
                     |k| text_leaf_path(text, policy.limits.max_depth, k).unwrap_or_else(|| "$".to_string());
                 Some(Ok(found.map(path)))
             }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// What [`plain`] rests on, character by character over every [`PLAIN`] character, alone
-    /// and between ASCII letters: normalising it gives no ASCII letter or digit, and no
-    /// ideograph but itself; it joins nothing to its neighbours.
-    #[test]
-    fn plain_characters_normalise_to_no_anchor_but_themselves() {
-        for c in PLAIN.iter().flat_map(|range| range.clone()) {
-            let alone: String = normalize(&c.to_string()).chars().filter(|&n| anchoring(n)).collect();
-            let expected = if anchoring(c) { c.to_string() } else { String::new() };
-            assert_eq!(alone, expected, "U+{:04X}", c as u32);
-            let beside: String = normalize(&format!("a{c}Z9")).chars().filter(|&n| anchoring(n)).collect();
-            assert_eq!(beside, format!("a{expected}z9"), "U+{:04X}", c as u32);
-            assert!(plain(&format!("x{c}y")));
-        }
-        for text in ["é", "Ａ", "㎏", "①", "ﬁ", "İ", "\u{212a}", "\u{3038}", "a\u{301}", "Привет"]
-        {
-            assert!(!plain(text), "{text}");
-        }
-        assert!(plain("订单服务 order-svc 调用超时 after 3000ms（重试）…"));
-    }
-
-    /// The quick test rules out only quotes no rung finds: every leaf's own text, any case,
-    /// elided or not, is still looked for.
-    #[test]
-    fn the_quick_test_keeps_every_quote_a_rung_finds() {
-        let text = r#"{"a":["订单服务 Order-SVC 调用超时 after 3000ms","x\ty  Z"],"n":0.950}"#;
-        let quick = Quick::of(text);
-        for (quote, found) in [
-            ("订单服务 order-svc", true),
-            ("ORDER-SVC   调用超时", true),
-            ("订单服务 … 3000ms", true),
-            ("x y z", true),
-            ("0.950", true),
-            ("payment-svc", false),
-            ("3001ms", false),
-            ("订单服务 … 3000ms recovered", false),
-        ] {
-            assert_eq!(!quick.rules_out(text, &Needle::new(quote)), found, "{quote}");
-        }
-        assert!(quick.plain_text(text) && quick.no_json.get() == Some(&true));
-        for text in [r#"{"a":"\u0041"}"#, r#"{"a":"Ｃ"}"#] {
-            assert!(!Quick::of(text).rules_out(text, &Needle::new("payment")), "{text}");
         }
     }
 }
