@@ -30,18 +30,17 @@ const MYSQL: &str = "SELECT t.id, t.session_id, t.run_id, t.step_id, t.tool_name
     t.error_message, DATE_FORMAT(t.created_at, '%Y-%m-%d %H:%i:%s.%f'), o.raw_output \
     FROM tool_invocation t LEFT JOIN tool_invocation_output o ON o.invocation_id = t.id";
 
-/// The store's `postgres_select!` columns: text as bytes (`convert_to`), integers as BIGINT.
-const POSTGRES: &str = "SELECT t.id, convert_to(t.session_id, 'UTF8'), convert_to(t.run_id, 'UTF8'), \
-    t.step_id, convert_to(t.tool_name, 'UTF8'), convert_to(t.input_params::text, 'UTF8'), \
-    convert_to(t.output_preview, 'UTF8'), t.output_length::bigint, convert_to(t.retrieval_layer, 'UTF8'), \
-    t.l0_match_count::bigint, t.l1_match_count::bigint, t.is_truncated, \
-    convert_to(t.relevance_level, 'UTF8'), convert_to(t.dedup_reason, 'UTF8'), \
-    convert_to(t.retrieval_details::text, 'UTF8'), t.duration_ms::bigint, t.success, \
-    convert_to(t.error_message, 'UTF8'), \
-    convert_to(to_char(t.created_at, 'YYYY-MM-DD HH24:MI:SS.US'), 'UTF8'), convert_to(o.raw_output, 'UTF8') \
+/// The store's `postgres_select!(text, …)` columns, as it reads a UTF8 database: text as text,
+/// integers as BIGINT.
+const POSTGRES: &str = "SELECT t.id, t.session_id, t.run_id, t.step_id, t.tool_name, t.input_params::text, \
+    t.output_preview, t.output_length::bigint, t.retrieval_layer, t.l0_match_count::bigint, \
+    t.l1_match_count::bigint, t.is_truncated, t.relevance_level, t.dedup_reason, t.retrieval_details::text, \
+    t.duration_ms::bigint, t.success, t.error_message, to_char(t.created_at, 'YYYY-MM-DD HH24:MI:SS.US'), \
+    o.raw_output \
     FROM tool_invocation t LEFT JOIN tool_invocation_output o ON o.invocation_id = t.id";
 
-/// Text columns, by position: decoded as bytes, as the store does.
+/// Text columns, by position: decoded as bytes, as the store does (without the driver's type
+/// check, which refuses PostgreSQL's TEXT as bytes).
 const TEXT: [usize; 12] = [1, 2, 4, 5, 6, 8, 12, 13, 14, 17, 18, 19];
 /// Integer columns, by position.
 const INTEGER: [usize; 6] = [0, 3, 7, 9, 10, 15];
@@ -88,7 +87,7 @@ where
     while let Some(row) = stream.next().await {
         let row = row.expect("a row");
         for i in TEXT {
-            let value: Option<Vec<u8>> = row.try_get(i).expect("a text column");
+            let value: Option<Vec<u8>> = row.try_get_unchecked(i).expect("a text column");
             bytes += value.map_or(0, |v| v.len() as u64);
         }
         for i in INTEGER {

@@ -1,8 +1,10 @@
 //! The SQL of each engine. Every statement is a static, fully parameterised string.
 //!
 //! Reads return the same Rust types from every engine so that one decoder serves all three:
-//! text columns as bytes (PostgreSQL via `convert_to(…, 'UTF8')`), so text that is not UTF-8
-//! is seen, not rejected; integers as BIGINT; `created_at` as `YYYY-MM-DD HH:MM:SS.ffffff`.
+//! text columns as bytes (`row.rs`), so text that is not UTF-8 is seen, not rejected; integers
+//! as BIGINT; `created_at` as `YYYY-MM-DD HH:MM:SS.ffffff`. PostgreSQL's rows and verdicts are
+//! read as text when the database and the client are UTF8 ([`POSTGRES_UTF8`]), else through
+//! `convert_to(…, 'UTF8')` ([`POSTGRES`]).
 //!
 //! Stored verdicts are looked up from `tool_invocation`'s indexes outward (`CROSS JOIN` is
 //! SQLite's join-order hint, `STRAIGHT_JOIN` MariaDB's): driven from the verdict table's
@@ -17,6 +19,7 @@ use crate::holds::Schema;
 ///
 /// Statements that take a `created_at` window bind it as `since, since, until, until` after
 /// their key: `(? IS NULL OR created_at >= ?) AND (? IS NULL OR created_at < ?)`.
+#[derive(Debug)]
 pub(crate) struct Dialect {
     pub(crate) select_run: &'static str,
     pub(crate) select_session: &'static str,
@@ -100,7 +103,8 @@ macro_rules! mysql_select {
 }
 
 macro_rules! postgres_select {
-    ($where:literal) => {
+    // Text columns as bytes (`convert_to`): a database whose encoding is not UTF8.
+    (bytes, $where:expr) => {
         concat!(
             "SELECT ",
         "t.id, convert_to(t.session_id, 'UTF8'), convert_to(t.run_id, 'UTF8'), t.step_id, \
@@ -115,14 +119,50 @@ macro_rules! postgres_select {
             $where
         )
     };
+    // Text columns as text: a UTF8 database read by a UTF8 client sends them as UTF-8 already.
+    (text, $where:expr) => {
+        concat!(
+            "SELECT ",
+        "t.id, t.session_id, t.run_id, t.step_id, t.tool_name, t.input_params::text, t.output_preview, \
+         t.output_length::bigint, t.retrieval_layer, t.l0_match_count::bigint, t.l1_match_count::bigint, \
+         t.is_truncated, t.relevance_level, t.dedup_reason, t.retrieval_details::text, t.duration_ms::bigint, \
+         t.success, t.error_message, to_char(t.created_at, 'YYYY-MM-DD HH24:MI:SS.US'), o.raw_output",
+            " FROM tool_invocation t LEFT JOIN tool_invocation_output o ON o.invocation_id = t.id WHERE ",
+            $where
+        )
+    };
+}
+
+/// The conditions of PostgreSQL's row selects, the same for both ways of reading text.
+macro_rules! postgres_where {
+    (run) => {
+        "t.run_id = $1 AND (CAST($2 AS TIMESTAMP) IS NULL OR t.created_at >= CAST($3 AS TIMESTAMP)) AND (CAST($4 AS TIMESTAMP) IS NULL OR t.created_at < CAST($5 AS TIMESTAMP)) ORDER BY t.id"
+    };
+    (session) => {
+        "t.run_id IS NULL AND t.session_id = $1 AND (CAST($2 AS TIMESTAMP) IS NULL OR t.created_at >= CAST($3 AS TIMESTAMP)) AND (CAST($4 AS TIMESTAMP) IS NULL OR t.created_at < CAST($5 AS TIMESTAMP)) ORDER BY t.id"
+    };
+    (id) => {
+        "t.id = $1"
+    };
+    (runs_in) => {
+        "(CAST($1 AS TIMESTAMP) IS NULL OR t.created_at >= CAST($2 AS TIMESTAMP)) AND (CAST($3 AS TIMESTAMP) IS NULL OR t.created_at < CAST($4 AS TIMESTAMP)) AND t.run_id IN "
+    };
+    (sessions_in) => {
+        "(CAST($1 AS TIMESTAMP) IS NULL OR t.created_at >= CAST($2 AS TIMESTAMP)) AND (CAST($3 AS TIMESTAMP) IS NULL OR t.created_at < CAST($4 AS TIMESTAMP)) AND t.run_id IS NULL AND t.session_id IN "
+    };
 }
 
 macro_rules! postgres_verdict_columns {
-    () => {
+    (bytes) => {
         "SELECT v.invocation_id, convert_to(v.run_id, 'UTF8'), convert_to(t.tool_name, 'UTF8'), \
          convert_to(v.status, 'UTF8'), convert_to(v.reason, 'UTF8'), convert_to(v.claimed_status, 'UTF8'), \
          v.claim_agrees, convert_to(v.source, 'UTF8'), convert_to(v.refs::text, 'UTF8'), \
          convert_to(v.warnings::text, 'UTF8'), convert_to(v.engine_version, 'UTF8') \
+         FROM tool_invocation t JOIN evidence_verification v ON v.invocation_id = t.id AND v.policy = $1"
+    };
+    (text) => {
+        "SELECT v.invocation_id, v.run_id, t.tool_name, v.status, v.reason, v.claimed_status, \
+         v.claim_agrees, v.source, v.refs::text, v.warnings::text, v.engine_version \
          FROM tool_invocation t JOIN evidence_verification v ON v.invocation_id = t.id AND v.policy = $1"
     };
 }
@@ -277,9 +317,9 @@ pub(crate) const MYSQL: Dialect = Dialect {
 };
 
 pub(crate) const POSTGRES: Dialect = Dialect {
-    select_run: postgres_select!("t.run_id = $1 AND (CAST($2 AS TIMESTAMP) IS NULL OR t.created_at >= CAST($3 AS TIMESTAMP)) AND (CAST($4 AS TIMESTAMP) IS NULL OR t.created_at < CAST($5 AS TIMESTAMP)) ORDER BY t.id"),
-    select_session: postgres_select!("t.run_id IS NULL AND t.session_id = $1 AND (CAST($2 AS TIMESTAMP) IS NULL OR t.created_at >= CAST($3 AS TIMESTAMP)) AND (CAST($4 AS TIMESTAMP) IS NULL OR t.created_at < CAST($5 AS TIMESTAMP)) ORDER BY t.id"),
-    select_id: postgres_select!("t.id = $1"),
+    select_run: postgres_select!(bytes, postgres_where!(run)),
+    select_session: postgres_select!(bytes, postgres_where!(session)),
+    select_id: postgres_select!(bytes, postgres_where!(id)),
     insert_invocation: "INSERT INTO tool_invocation (id, session_id, run_id, step_id, tool_name, input_params, \
         output_preview, output_length, retrieval_layer, l0_match_count, l1_match_count, is_truncated, \
         relevance_level, dedup_reason, retrieval_details, duration_ms, success, error_message, created_at) \
@@ -293,8 +333,8 @@ pub(crate) const POSTGRES: Dialect = Dialect {
         reason = excluded.reason, claimed_status = excluded.claimed_status, claim_agrees = excluded.claim_agrees, \
         source = excluded.source, refs = excluded.refs, warnings = excluded.warnings, \
         engine_version = excluded.engine_version, verified_at = excluded.verified_at",
-    select_verdicts_run: concat!(postgres_verdict_columns!(), " WHERE t.run_id = $2 ORDER BY t.id"),
-    select_verdicts_session: concat!(postgres_verdict_columns!(), " WHERE t.run_id IS NULL AND t.session_id = $2 ORDER BY t.id"),
+    select_verdicts_run: concat!(postgres_verdict_columns!(bytes), " WHERE t.run_id = $2 ORDER BY t.id"),
+    select_verdicts_session: concat!(postgres_verdict_columns!(bytes), " WHERE t.run_id IS NULL AND t.session_id = $2 ORDER BY t.id"),
     list_runs: "SELECT DISTINCT convert_to(t.run_id, 'UTF8') FROM tool_invocation t WHERE t.run_id IS NOT NULL \
         AND (CAST($1 AS TIMESTAMP) IS NULL OR t.created_at >= CAST($2 AS TIMESTAMP)) \
         AND (CAST($3 AS TIMESTAMP) IS NULL OR t.created_at < CAST($4 AS TIMESTAMP))",
@@ -324,10 +364,10 @@ pub(crate) const POSTGRES: Dialect = Dialect {
     stored_policies: "SELECT DISTINCT convert_to(policy, 'UTF8') FROM evidence_verification ORDER BY 1",
     tool_exists: "SELECT 1 FROM tool_invocation WHERE tool_name = $1 LIMIT 1",
     tool_names: "SELECT DISTINCT convert_to(tool_name, 'UTF8') FROM tool_invocation ORDER BY 1 LIMIT $1",
-    select_runs_in: postgres_select!("(CAST($1 AS TIMESTAMP) IS NULL OR t.created_at >= CAST($2 AS TIMESTAMP)) AND (CAST($3 AS TIMESTAMP) IS NULL OR t.created_at < CAST($4 AS TIMESTAMP)) AND t.run_id IN "),
-    select_sessions_in: postgres_select!("(CAST($1 AS TIMESTAMP) IS NULL OR t.created_at >= CAST($2 AS TIMESTAMP)) AND (CAST($3 AS TIMESTAMP) IS NULL OR t.created_at < CAST($4 AS TIMESTAMP)) AND t.run_id IS NULL AND t.session_id IN "),
-    select_verdicts_runs_in: concat!(postgres_verdict_columns!(), " WHERE t.run_id IN "),
-    select_verdicts_sessions_in: concat!(postgres_verdict_columns!(), " WHERE t.run_id IS NULL AND t.session_id IN "),
+    select_runs_in: postgres_select!(bytes, postgres_where!(runs_in)),
+    select_sessions_in: postgres_select!(bytes, postgres_where!(sessions_in)),
+    select_verdicts_runs_in: concat!(postgres_verdict_columns!(bytes), " WHERE t.run_id IN "),
+    select_verdicts_sessions_in: concat!(postgres_verdict_columns!(bytes), " WHERE t.run_id IS NULL AND t.session_id IN "),
     upsert_head: SQLITE.upsert_head,
     upsert_tail: SQLITE.upsert_tail,
     numbered: true,
@@ -340,6 +380,34 @@ pub(crate) const POSTGRES: Dialect = Dialect {
     dedup_reason: "convert_to(t.dedup_reason, 'UTF8')",
     raw_output: "convert_to(o.raw_output, 'UTF8')",
     null: "NULL::bytea",
+};
+
+/// PostgreSQL on a database whose encoding is UTF8, read by a client whose encoding is UTF8
+/// (what sqlx asks for; checked once when the store opens, `open.rs`): the rows and verdicts
+/// are read as text, not copied by `convert_to` on the server first. The server sends text in
+/// the client encoding, so these bytes are the same as `convert_to(…, 'UTF8')`'s; every other
+/// statement is [`POSTGRES`]'s.
+pub(crate) const POSTGRES_UTF8: Dialect = Dialect {
+    select_run: postgres_select!(text, postgres_where!(run)),
+    select_session: postgres_select!(text, postgres_where!(session)),
+    select_id: postgres_select!(text, postgres_where!(id)),
+    select_verdicts_run: concat!(postgres_verdict_columns!(text), " WHERE t.run_id = $2 ORDER BY t.id"),
+    select_verdicts_session: concat!(
+        postgres_verdict_columns!(text),
+        " WHERE t.run_id IS NULL AND t.session_id = $2 ORDER BY t.id"
+    ),
+    select_runs_in: postgres_select!(text, postgres_where!(runs_in)),
+    select_sessions_in: postgres_select!(text, postgres_where!(sessions_in)),
+    select_verdicts_runs_in: concat!(postgres_verdict_columns!(text), " WHERE t.run_id IN "),
+    select_verdicts_sessions_in: concat!(
+        postgres_verdict_columns!(text),
+        " WHERE t.run_id IS NULL AND t.session_id IN "
+    ),
+    relevance_level: "t.relevance_level",
+    dedup_reason: "t.dedup_reason",
+    raw_output: "o.raw_output",
+    null: "NULL::text",
+    ..POSTGRES
 };
 
 impl Dialect {
@@ -399,7 +467,7 @@ mod tests {
     #[test]
     fn every_row_select_names_each_replaceable_part_exactly_once() {
         let absent = Schema { columns: [false, false], outputs: false, verdicts: false, checkpoints: false };
-        for sql in [&SQLITE, &MYSQL, &POSTGRES] {
+        for sql in [&SQLITE, &MYSQL, &POSTGRES, &POSTGRES_UTF8] {
             for statement in [
                 sql.select_run,
                 sql.select_session,

@@ -16,6 +16,7 @@ use sqlx::postgres::{PgConnectOptions, PgConnection, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
 use sqlx::Connection;
 
+use crate::dialect;
 use crate::error::{connecting, ErrorKind, StoreError};
 use crate::holds::Found;
 use crate::lock::{Listener, LOCK_TIMEOUT};
@@ -52,16 +53,22 @@ impl Store {
             Engine::MySql => {
                 let options = MySqlConnectOptions::from_str(&url.replacen("mariadb:", "mysql:", 1))
                     .map_err(|e| StoreError::connect(url, &e))?;
-                probe::<MySqlConnection>(url, engine, &options).await?;
+                let _ = probe::<MySqlConnection>(url, engine, &options).await?.close().await;
                 Pool::MySql(
                     MySqlPoolOptions::new().acquire_timeout(ACQUIRE_TIMEOUT).connect_lazy_with(options),
                 )
             }
             Engine::Postgres => {
                 let options = PgConnectOptions::from_str(url).map_err(|e| StoreError::connect(url, &e))?;
-                probe::<PgConnection>(url, engine, &options).await?;
+                let mut connection = probe::<PgConnection>(url, engine, &options).await?;
+                let dialect = match utf8(&mut connection).await {
+                    true => &dialect::POSTGRES_UTF8,
+                    false => &dialect::POSTGRES,
+                };
+                let _ = connection.close().await;
                 Pool::Postgres(
                     PgPoolOptions::new().acquire_timeout(ACQUIRE_TIMEOUT).connect_lazy_with(options),
+                    dialect,
                 )
             }
         };
@@ -69,14 +76,11 @@ impl Store {
     }
 }
 
-/// One direct connection, closed again: fails at once on a refused connection, after
-/// [`CONNECT_TIMEOUT`] when nothing answers.
-async fn probe<C: Connection>(url: &str, engine: Engine, options: &C::Options) -> Result<(), StoreError> {
+/// One direct connection, for the caller to close: fails at once on a refused connection,
+/// after [`CONNECT_TIMEOUT`] when nothing answers.
+async fn probe<C: Connection>(url: &str, engine: Engine, options: &C::Options) -> Result<C, StoreError> {
     match tokio::time::timeout(CONNECT_TIMEOUT, C::connect_with(options)).await {
-        Ok(Ok(connection)) => {
-            let _ = connection.close().await;
-            Ok(())
-        }
+        Ok(Ok(connection)) => Ok(connection),
         Ok(Err(e)) => Err(StoreError::connect(url, &e)),
         Err(_) => Err(StoreError::new(
             ErrorKind::Unreachable,
@@ -89,6 +93,21 @@ async fn probe<C: Connection>(url: &str, engine: Engine, options: &C::Options) -
             ),
         )),
     }
+}
+
+/// Whether a PostgreSQL database and this client both use the UTF8 encoding, so that text
+/// columns arrive as UTF-8 and can be read as they are. The server converts text from its
+/// encoding to the client's (sqlx asks for UTF8 when it connects; a URL's `options` could
+/// change that); a SQL_ASCII database converts nothing and fails a statement whose text is
+/// not valid UTF-8, as `convert_to` does. Anything else, or a server that cannot say, is read
+/// through `convert_to(…, 'UTF8')`, as before: the same bytes, copied on the server first.
+async fn utf8(connection: &mut PgConnection) -> bool {
+    let encodings = sqlx::query_as::<_, (String, String)>(
+        "SELECT current_setting('server_encoding'), current_setting('client_encoding')",
+    )
+    .fetch_one(&mut *connection);
+    let encodings = tokio::time::timeout(CONNECT_TIMEOUT, encodings).await;
+    matches!(encodings, Ok(Ok((server, client))) if server == "UTF8" && client == "UTF8")
 }
 
 async fn sqlite(url: &str, read_only: bool) -> Result<SqlitePool, StoreError> {
@@ -180,4 +199,117 @@ fn beside(file: &Path, suffix: &str) -> std::path::PathBuf {
     let mut name = file.as_os_str().to_owned();
     name.push(suffix);
     name.into()
+}
+
+#[cfg(test)]
+mod tests {
+    use groundcheck_core::{Policy, Verifier};
+
+    use super::*;
+    use crate::dialect::Dialect;
+    use crate::row::{into_run, StoredRow};
+    use crate::store::{RunKey, Window};
+
+    /// A row whose text is far from ASCII, and one with every optional column NULL.
+    fn rows() -> Vec<StoredRow> {
+        let full = StoredRow {
+            id: 71,
+            session_id: "séance-ß".to_string(),
+            run_id: Some("run-超时".to_string()),
+            step_id: Some(1),
+            tool_name: "grep_ü".to_string(),
+            input_params: r#"{"q":"naïve ☃ 🦀"}"#.to_string(),
+            output_preview: Some("préview 𝄞".to_string()),
+            output_length: Some(9),
+            retrieval_layer: Some("L0".to_string()),
+            l0_match_count: Some(1),
+            l1_match_count: Some(0),
+            is_truncated: Some(false),
+            relevance_level: Some("hoch".to_string()),
+            dedup_reason: Some("déjà vu".to_string()),
+            retrieval_details: Some(r#"{"refs":[{"quote":"超时 🦀"}]}"#.to_string()),
+            duration_ms: Some(12),
+            success: Some(true),
+            error_message: Some("ошибка".to_string()),
+            created_at: "2026-11-30 10:00:01.000000".to_string(),
+            raw_output: Some(r#"{"logs":["超时 🦀","naïve"]}"#.to_string()),
+            invalid_utf8: false,
+        };
+        let bare = StoredRow {
+            id: 72,
+            step_id: None,
+            output_preview: None,
+            output_length: None,
+            retrieval_layer: None,
+            l0_match_count: None,
+            l1_match_count: None,
+            is_truncated: None,
+            relevance_level: None,
+            dedup_reason: None,
+            retrieval_details: None,
+            duration_ms: None,
+            success: None,
+            error_message: None,
+            raw_output: None,
+            ..full.clone()
+        };
+        vec![full, bare]
+    }
+
+    /// On a UTF8 PostgreSQL database the store reads text as text; what it reads is what the
+    /// `convert_to` select of any other database reads, rows and stored verdicts alike. Runs
+    /// against `GROUNDCHECK_TEST_POSTGRES_URL` (scripts/test-databases.sh), whose test database
+    /// it empties as the integration tests do; skipped without it, except under CI.
+    #[test]
+    fn postgres_reads_text_as_its_convert_to_fallback_does() {
+        let url = match std::env::var("GROUNDCHECK_TEST_POSTGRES_URL") {
+            Ok(url) if !url.is_empty() => url,
+            _ if std::env::var("CI").is_ok_and(|ci| !matches!(ci.trim(), "" | "false" | "0")) => {
+                panic!("GROUNDCHECK_TEST_POSTGRES_URL is not set: under CI the PostgreSQL tests must run")
+            }
+            _ => return,
+        };
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+        runtime.block_on(async {
+            let store = Store::connect(&url).await.expect("the server answers");
+            let Pool::Postgres(pool, chosen) = &store.pool else { panic!("a PostgreSQL store") };
+            assert!(std::ptr::eq(*chosen, &dialect::POSTGRES_UTF8), "the test server is UTF8");
+            for table in [
+                "evidence_verification",
+                "tool_invocation_output",
+                "tool_invocation",
+                "reverify_checkpoint",
+                "_sqlx_migrations",
+                "groundcheck_migrations",
+            ] {
+                let drop = format!("DROP TABLE IF EXISTS {table} CASCADE");
+                sqlx::query(sqlx::AssertSqlSafe(drop)).execute(pool).await.expect("drop succeeds");
+            }
+            store.migrate().await.expect("migrates");
+            let rows = rows();
+            store.insert_rows(&rows).await.expect("inserts");
+            let run = into_run(rows.clone()).expect("a run");
+            let report = Verifier::new(Policy::default()).verify_runs(&[run]);
+            let verdicts: Vec<_> = report.runs[0].invocations.iter().map(|v| (Some("run-超时"), v)).collect();
+            store.write_verdicts("p", "test", &verdicts).await.expect("writes");
+
+            let keys = [RunKey::Run("run-超时".to_string())];
+            let read = |dialect: &'static Dialect| {
+                let store = Store { pool: Pool::Postgres(pool.clone(), dialect), ..store.clone() };
+                let keys = &keys;
+                async move {
+                    let rows = store.read_keys(keys, &Window::default()).await.expect("reads rows");
+                    let one = store.read_row(72).await.expect("reads a row");
+                    let verdicts = store.read_keys_verdicts("p", keys).await.expect("reads verdicts");
+                    (rows, one, verdicts)
+                }
+            };
+            let (text, bytes) = (read(&dialect::POSTGRES_UTF8).await, read(&dialect::POSTGRES).await);
+            assert_eq!(text.0, [rows.clone()]);
+            assert_eq!(text.1.as_ref(), Some(&rows[1]));
+            assert_eq!(text.2.len(), 2);
+            assert_eq!(text, bytes);
+            store.close().await;
+        });
+    }
 }

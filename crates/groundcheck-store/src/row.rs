@@ -2,6 +2,9 @@
 //! across: from a core [`Invocation`] for writing, into one for verifying.
 
 use groundcheck_core::{Invocation, Json, RawOutput, Run};
+use sqlx::mysql::MySqlRow;
+use sqlx::postgres::PgRow;
+use sqlx::sqlite::SqliteRow;
 use sqlx::{ColumnIndex, Decode, Row, Type};
 
 use crate::timestamp;
@@ -135,22 +138,14 @@ impl StoredRow {
     /// Decodes a row selected with a dialect's invocation columns, in their order.
     pub(crate) fn decode<R>(row: &R) -> Result<StoredRow, sqlx::Error>
     where
-        R: Row,
+        R: TextColumns,
         usize: ColumnIndex<R>,
         for<'r> i64: Decode<'r, R::Database> + Type<R::Database>,
         for<'r> bool: Decode<'r, R::Database> + Type<R::Database>,
-        for<'r> Vec<u8>: Decode<'r, R::Database> + Type<R::Database>,
     {
         let mut lossy = false;
         let mut text = |i: usize| -> Result<Option<String>, sqlx::Error> {
-            let bytes: Option<Vec<u8>> = row.try_get(i)?;
-            Ok(bytes.map(|b| match String::from_utf8(b) {
-                Ok(s) => s,
-                Err(e) => {
-                    lossy = true;
-                    String::from_utf8_lossy(e.as_bytes()).into_owned()
-                }
-            }))
+            Ok(row.bytes(i)?.map(|b| lossy_text(b, &mut lossy)))
         };
         let required = |value: Option<String>, column: &str| {
             value.ok_or_else(|| sqlx::Error::Decode(format!("{column} is NULL").into()))
@@ -190,6 +185,49 @@ impl StoredRow {
             raw_output,
             invalid_utf8: lossy,
         })
+    }
+}
+
+/// `bytes` as text, owned: U+FFFD for what is not UTF-8, and `lossy` set. Checked with
+/// `simdutf8` (SIMD, chosen at run time), which the reader does for every byte of every row;
+/// only text that fails it is decoded again, by the standard library's lossy decoder.
+pub(crate) fn lossy_text(bytes: &[u8], lossy: &mut bool) -> String {
+    match simdutf8::basic::from_utf8(bytes) {
+        Ok(text) => text.to_owned(),
+        Err(_) => {
+            *lossy = true;
+            String::from_utf8_lossy(bytes).into_owned()
+        }
+    }
+}
+
+/// A row whose text columns are read as the bytes the database sent, borrowed from the row,
+/// so that text that is not UTF-8 is seen (and flagged), not refused by the driver.
+pub(crate) trait TextColumns: Row {
+    /// Column `i` as bytes; `None` for NULL.
+    fn bytes(&self, i: usize) -> Result<Option<&[u8]>, sqlx::Error>;
+}
+
+impl TextColumns for SqliteRow {
+    fn bytes(&self, i: usize) -> Result<Option<&[u8]>, sqlx::Error> {
+        self.try_get(i)
+    }
+}
+
+impl TextColumns for MySqlRow {
+    fn bytes(&self, i: usize) -> Result<Option<&[u8]>, sqlx::Error> {
+        self.try_get(i)
+    }
+}
+
+/// PostgreSQL sends every column of a prepared statement's rows in binary form: a TEXT value
+/// as its bytes in the client encoding, which the store checked is UTF8 (`open.rs`; the
+/// server converts to it, or fails the statement for bytes its own encoding does not hold),
+/// a BYTEA value (`convert_to(…, 'UTF8')`, the select of any other database) as its bytes.
+/// Both read alike; only the driver's type check, which refuses TEXT as bytes, is skipped.
+impl TextColumns for PgRow {
+    fn bytes(&self, i: usize) -> Result<Option<&[u8]>, sqlx::Error> {
+        self.try_get_unchecked(i)
     }
 }
 

@@ -143,7 +143,7 @@ impl Store {
                 adopt!(conn, migrator, false).await.map_err(failed)?;
                 migrator.run(&mut *conn).await
             }
-            Pool::Postgres(pool) => {
+            Pool::Postgres(pool, _) => {
                 let mut conn = pool.acquire().await.map_err(failed)?;
                 adopt!(conn, migrator, true).await.map_err(failed)?;
                 migrator.run(&mut *conn).await
@@ -177,7 +177,7 @@ impl Store {
             let result = match &self.pool {
                 Pool::Sqlite(pool) => sqlx::query(*probe).execute(pool).await.map(drop),
                 Pool::MySql(pool) => sqlx::query(*probe).execute(pool).await.map(drop),
-                Pool::Postgres(pool) => sqlx::query(*probe).execute(pool).await.map(drop),
+                Pool::Postgres(pool, _) => sqlx::query(*probe).execute(pool).await.map(drop),
             };
             match result {
                 Ok(()) => {}
@@ -237,7 +237,7 @@ impl Store {
         let result = match &self.pool {
             Pool::Sqlite(pool) => sqlx::query(AssertSqlSafe(probe)).execute(pool).await.map(drop),
             Pool::MySql(pool) => sqlx::query(AssertSqlSafe(probe)).execute(pool).await.map(drop),
-            Pool::Postgres(pool) => sqlx::query(AssertSqlSafe(probe)).execute(pool).await.map(drop),
+            Pool::Postgres(pool, _) => sqlx::query(AssertSqlSafe(probe)).execute(pool).await.map(drop),
         };
         match result {
             Ok(()) => Ok(true),

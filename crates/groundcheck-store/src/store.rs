@@ -11,7 +11,7 @@ use crate::dialect::{self, Dialect};
 use crate::error::{ErrorKind, StoreError};
 use crate::holds::Found;
 use crate::lock::{Listener, Notice, WritePool};
-use crate::row::StoredRow;
+use crate::row::{lossy_text, StoredRow, TextColumns};
 use crate::timestamp;
 use crate::url::{redact, Engine};
 
@@ -30,7 +30,8 @@ pub struct Store {
 pub(crate) enum Pool {
     Sqlite(SqlitePool),
     MySql(MySqlPool),
-    Postgres(PgPool),
+    /// With the dialect its database is read in: [`dialect::POSTGRES_UTF8`] or [`dialect::POSTGRES`].
+    Postgres(PgPool, &'static Dialect),
 }
 
 /// Runs `$body` with `$pool` bound to the concrete pool and `$dialect` to its SQL. Each arm
@@ -46,8 +47,8 @@ macro_rules! with_pool {
                 let $dialect: &Dialect = &dialect::MYSQL;
                 $body
             }
-            Pool::Postgres($pool) => {
-                let $dialect: &Dialect = &dialect::POSTGRES;
+            Pool::Postgres($pool, chosen) => {
+                let $dialect: &Dialect = chosen;
                 $body
             }
         }
@@ -146,7 +147,7 @@ impl Store {
         match self.pool {
             Pool::Sqlite(_) => Engine::Sqlite,
             Pool::MySql(_) => Engine::MySql,
-            Pool::Postgres(_) => Engine::Postgres,
+            Pool::Postgres(..) => Engine::Postgres,
         }
     }
 
@@ -160,7 +161,7 @@ impl Store {
         match &self.pool {
             Pool::Sqlite(pool) => pool.close().await,
             Pool::MySql(pool) => pool.close().await,
-            Pool::Postgres(pool) => pool.close().await,
+            Pool::Postgres(pool, _) => pool.close().await,
         }
     }
 
@@ -503,15 +504,14 @@ impl Store {
 /// Decodes a row selected with a dialect's verdict columns, in their order.
 pub(crate) fn decode_verdict<R>(row: &R) -> Result<StoredVerdict, String>
 where
-    R: Row,
+    R: TextColumns,
     usize: sqlx::ColumnIndex<R>,
     for<'r> i64: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
     for<'r> bool: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
-    for<'r> Vec<u8>: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
 {
     let text = |i: usize| -> Result<Option<String>, String> {
-        let bytes: Option<Vec<u8>> = row.try_get(i).map_err(|e| e.to_string())?;
-        Ok(bytes.map(|b| String::from_utf8_lossy(&b).into_owned()))
+        let bytes = row.bytes(i).map_err(|e| e.to_string())?;
+        Ok(bytes.map(|b| lossy_text(b, &mut false)))
     };
     let required = |i: usize| text(i)?.ok_or_else(|| format!("column {i} is NULL"));
     let verdict = Verdict {
