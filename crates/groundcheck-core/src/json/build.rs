@@ -236,7 +236,8 @@ mod tests {
 
     #[test]
     fn misuse_is_an_error_never_a_panic() {
-        let cases: [(&str, fn(&mut JsonBuilder)); 8] = [
+        type Calls = fn(&mut JsonBuilder);
+        let cases: [(&str, Calls); 8] = [
             ("no value", |_| {}),
             ("left open", |b| b.begin_array()),
             ("number", |b| b.number("01")),
