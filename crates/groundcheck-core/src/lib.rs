@@ -38,7 +38,8 @@
 //! # The public API
 //!
 //! - **Inputs**: [`Invocation`] (one `tool_invocation` row) with its [`RawOutput`] and
-//!   [`RawOutputFile`]; [`Json`], a document that keeps every number as written; [`Bundle`],
+//!   [`RawOutputFile`]; [`Json`], a document that keeps every number as written, and
+//!   [`JsonBuilder`] to build one from another form without writing its text; [`Bundle`],
 //!   the bundle file format; [`Run`], and [`RunSet`] to group invocations into runs.
 //! - **Policy**: [`Policy`] with [`Require`], the loosest [`Rung`], the fuzzy rung's
 //!   [`Score`] and the [`Limits`].
@@ -98,7 +99,7 @@ pub mod view;
 pub use crate::bundle::Bundle;
 pub use crate::error::{Error, ErrorKind, Position};
 pub use crate::invocation::{Invocation, RawOutput, RawOutputFile};
-pub use crate::json::Json;
+pub use crate::json::{Json, JsonBuilder};
 pub use crate::policy::{Limit, Limits, Policy, Require, Rung};
 pub use crate::report::{
     Nearest, ReadAs, Reason, RefOutcome, RefReport, Report, RunReport, Source, Status, Summary, Verdict,

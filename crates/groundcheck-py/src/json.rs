@@ -1,16 +1,20 @@
-//! Python values as JSON text, the form the core reads documents and JSON columns in.
+//! Python values as the engine's JSON documents ([`Json`]), built directly.
 //!
 //! A Python program holds a row as a DB driver returns it: `dict`s (or any `Mapping`),
-//! `list`s and `tuple`s, `str`, `int`, `float`, `Decimal`, `bool`, `None`, `datetime`. Each is
-//! written as JSON, numbers by their text — `Decimal('0.950')` stays `0.950`, as the engine
-//! keeps numbers as written. The walk keeps its own stack: a 10,000-deep value costs heap,
-//! never the interpreter's or Rust's stack, and the engine's depth limit then decides its
-//! verdict. What is not JSON-like (a container that contains itself, a non-string key, `NaN`,
-//! a lone surrogate, a generator, a set, bytes that are not UTF-8) is a [`NotJson`], which the
-//! caller turns into `InvalidRowError` naming the field.
+//! `list`s and `tuple`s, `str`, `int`, `float`, `Decimal`, `bool`, `None`, `datetime`. Each
+//! becomes the tree the core's parser would make of its JSON text, numbers by their text —
+//! `Decimal('0.950')` stays `0.950`, as the engine keeps numbers as written — through the
+//! core's [`JsonBuilder`], so no JSON text is written only to be parsed again. The walk keeps
+//! its own stack: a 10,000-deep value costs heap, never the interpreter's or Rust's stack, and
+//! the engine's depth limit then decides its verdict. What is not JSON-like (a container that
+//! contains itself, a non-string key, `NaN`, a lone surrogate, a generator, a set, bytes that
+//! are not UTF-8) is a [`NotJson`], which the caller turns into `InvalidRowError` naming the
+//! field.
 //!
-//! Only the walk needs the GIL: the text it writes is parsed afterwards, with the GIL let go.
+//! The walk needs the GIL (it reads Python objects); the document it builds is verified
+//! with the GIL let go.
 
+use groundcheck_core::{Json, JsonBuilder};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -39,8 +43,8 @@ enum Step<'py> {
     Item(Bound<'py, PyAny>),
     /// An object member.
     Member(Bound<'py, PyString>, Bound<'py, PyAny>),
-    /// The end of the innermost open container: `]` or `}`.
-    Close(u8),
+    /// The end of the innermost open container.
+    Close,
 }
 
 /// The classes a row's values may be that PyO3 has no type for under the stable ABI.
@@ -89,50 +93,48 @@ impl Classes {
     }
 }
 
-/// `value` as JSON text.
-pub fn to_json(value: &Bound<'_, PyAny>) -> Result<String, NotJson> {
-    let mut out = Vec::with_capacity(4096);
-    write_json(value, &mut out)?;
-    // Everything written is UTF-8: Rust strings, and ASCII punctuation.
-    String::from_utf8(out).map_err(|_| NotJson::Value("text that is not UTF-8".into()))
+/// `value` as the engine's JSON document, built directly (no JSON text is written and read
+/// back), with the size of the JSON text it stands for (about: the bytes of its strings and
+/// numbers, and its punctuation), which is what verifying it costs.
+pub fn to_json(value: &Bound<'_, PyAny>) -> Result<(Json, usize), NotJson> {
+    let mut out = JsonBuilder::new();
+    let size = write_json(value, &mut out)?;
+    // Every call made above is one JSON value; an error here is a bug of this walk.
+    let json = out.finish().map_err(|e| NotJson::Value(e.to_string()))?;
+    Ok((json, size))
 }
 
-/// Writes `value` as JSON text to `out`.
-fn write_json(value: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> Result<(), NotJson> {
+/// Builds `value` in `out`; returns the size of its JSON text, about.
+fn write_json(value: &Bound<'_, PyAny>, out: &mut JsonBuilder) -> Result<usize, NotJson> {
     let classes = classes(value.py())?;
+    let mut size = 0;
     let mut steps = Vec::with_capacity(64);
     steps.push(Step::Item(value.clone()));
     // The containers on the path from the root: one seen again contains itself.
     let mut open: Vec<usize> = Vec::with_capacity(16);
     while let Some(step) = steps.pop() {
         let value = match step {
-            Step::Close(bracket) => {
-                out.push(bracket);
+            Step::Close => {
+                out.end();
                 open.pop();
                 continue;
             }
-            Step::Item(value) => {
-                if !matches!(out.last(), None | Some(b'[')) {
-                    out.push(b',');
-                }
-                value
-            }
+            Step::Item(value) => value,
             Step::Member(key, value) => {
-                if !matches!(out.last(), Some(b'{')) {
-                    out.push(b',');
-                }
-                write_string(&key, out)?;
-                out.push(b':');
+                let key = text(&key)?;
+                size += key.len() + 4;
+                out.key(&key);
                 value
             }
         };
         // The common scalars first: they need no class of Python's own to be told apart.
-        if write_common_scalar(&value, out)? {
+        if let Some(n) = write_common_scalar(&value, out)? {
+            size += n + 1;
             continue;
         }
         let array = value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>();
         if !array && !classes.is_mapping(&value)? {
-            write_scalar(&value, classes, out)?;
+            size += write_scalar(&value, classes, out)? + 1;
             continue;
         }
         let id = value.as_ptr() as usize;
@@ -140,10 +142,18 @@ fn write_json(value: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> Result<(), NotJson
             return Err(NotJson::Value("a container that contains itself".into()));
         }
         open.push(id);
-        out.push(if array { b'[' } else { b'{' });
-        steps.push(Step::Close(if array { b']' } else { b'}' }));
-        let first = steps.len();
+        size += 2;
         if array {
+            out.begin_array();
+        } else {
+            out.begin_object();
+        }
+        steps.push(Step::Close);
+        let first = steps.len();
+        if let Ok(list) = value.cast_exact::<PyList>() {
+            // Read directly: pushing steps runs no Python code, so the list cannot change.
+            steps.extend(list.iter().map(Step::Item));
+        } else if array {
             for item in value.try_iter()? {
                 steps.push(Step::Item(item?));
             }
@@ -161,7 +171,7 @@ fn write_json(value: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> Result<(), NotJson
         // Pushed in order, taken from the end: reversed, the first child comes first.
         steps[first..].reverse();
     }
-    Ok(())
+    Ok(size)
 }
 
 /// A member's key, which must be a `str`.
@@ -200,27 +210,21 @@ pub fn text<'a>(s: &'a Bound<'_, PyString>) -> Result<std::borrow::Cow<'a, str>,
     s.to_cow().map_err(|_| NotJson::Value("a string with a lone surrogate, which is not Unicode text".into()))
 }
 
-fn write_string(s: &Bound<'_, PyString>, out: &mut Vec<u8>) -> Result<(), NotJson> {
-    escape(&text(s)?, out);
-    Ok(())
-}
-
-/// Writes `s` as a JSON string (serde_json's escaping; writing to a `Vec` cannot fail).
-fn escape(s: &str, out: &mut Vec<u8>) {
-    let _ = serde_json::to_writer(&mut *out, s);
-}
-
-/// Writes `value` when it is `None`, a `bool`, an `int`, a `float` or a `str`; `false` when it
-/// is none of them.
-fn write_common_scalar(value: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> Result<bool, NotJson> {
-    if value.is_none() {
-        out.extend_from_slice(b"null");
+/// Builds `value` when it is `None`, a `bool`, an `int`, a `float` or a `str`, and returns
+/// the length of its text; `None` when it is none of them.
+fn write_common_scalar(value: &Bound<'_, PyAny>, out: &mut JsonBuilder) -> Result<Option<usize>, NotJson> {
+    let len = if value.is_none() {
+        out.null();
+        4
     } else if let Ok(s) = value.cast::<PyString>() {
-        write_string(s, out)?;
+        let s = text(s)?;
+        out.string(&s);
+        s.len() + 2
     } else if let Ok(b) = value.cast::<PyBool>() {
-        out.extend_from_slice(if b.is_true() { b"true" } else { b"false" });
+        out.bool(b.is_true());
+        5
     } else if value.is_instance_of::<PyInt>() {
-        write_int(value, out)?;
+        write_int(value, out)?
     } else if let Ok(f) = value.cast::<PyFloat>() {
         let f = f.value();
         if !f.is_finite() {
@@ -228,41 +232,77 @@ fn write_common_scalar(value: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> Result<bo
         }
         // Python's own shortest text (`1e+16`, `0.1`), from a plain float: a subclass's
         // `__repr__` is not asked.
-        out.extend_from_slice(text(&PyFloat::new(value.py(), f).repr()?)?.as_bytes());
+        let repr = PyFloat::new(value.py(), f).repr()?;
+        let repr = text(&repr)?;
+        out.number(&repr);
+        repr.len()
     } else {
-        return Ok(false);
-    }
-    Ok(true)
+        return Ok(None);
+    };
+    Ok(Some(len))
 }
 
-/// Writes an `int` in decimal.
-fn write_int(value: &Bound<'_, PyAny>, out: &mut Vec<u8>) -> Result<(), NotJson> {
+/// Builds an `int`, in decimal; returns the length of its text.
+fn write_int(value: &Bound<'_, PyAny>, out: &mut JsonBuilder) -> Result<usize, NotJson> {
     match value.extract::<i64>() {
         Ok(small) => {
-            let _ = std::io::Write::write_fmt(out, format_args!("{small}"));
+            let mut digits = [0u8; 20];
+            let text = i64_text(small, &mut digits);
+            out.number(text);
+            Ok(text.len())
         }
         Err(_) => {
             let digits = value.str().map_err(|_| {
                 NotJson::Value("an integer too long to write in decimal (Python's int_max_str_digits)".into())
             })?;
-            out.extend_from_slice(text(&digits)?.as_bytes());
+            let digits = text(&digits)?;
+            out.number(&digits);
+            Ok(digits.len())
         }
     }
-    Ok(())
 }
 
-/// Writes the scalars [`write_common_scalar`] leaves: `Decimal`, bytes, dates and times.
-fn write_scalar(value: &Bound<'_, PyAny>, classes: &Classes, out: &mut Vec<u8>) -> Result<(), NotJson> {
-    if classes.is_decimal(value)? {
-        out.extend_from_slice(decimal_text(value)?.as_bytes());
+/// `n` in decimal, written into `buf` (20 bytes hold every i64).
+fn i64_text(n: i64, buf: &mut [u8; 20]) -> &str {
+    let mut at = buf.len();
+    let mut rest = n.unsigned_abs();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        at -= 1;
+        buf[at] = b'-';
+    }
+    std::str::from_utf8(&buf[at..]).unwrap_or("0")
+}
+
+/// Builds the scalars [`write_common_scalar`] leaves: `Decimal`, bytes, dates and times;
+/// returns the length of the text.
+fn write_scalar(
+    value: &Bound<'_, PyAny>,
+    classes: &Classes,
+    out: &mut JsonBuilder,
+) -> Result<usize, NotJson> {
+    let (text, number) = if classes.is_decimal(value)? {
+        (decimal_text(value)?, true)
     } else if value.is_instance_of::<PyBytes>() || value.is_instance_of::<PyByteArray>() {
-        escape(&utf8(value)?, out);
+        (utf8(value)?, false)
     } else if classes.is_date_or_time(value)? {
-        escape(&iso_text(value)?, out);
+        (iso_text(value)?, false)
     } else {
         return Err(not_json_like(value));
+    };
+    if number {
+        out.number(&text);
+    } else {
+        out.string(&text);
     }
-    Ok(())
+    Ok(text.len())
 }
 
 /// A finite `Decimal`'s text, as written (`Decimal('0.950')` is `0.950`).

@@ -10,11 +10,18 @@ mod results;
 mod row;
 mod verifier;
 
-use groundcheck_core::{ErrorKind, Json};
+use groundcheck_core::ErrorKind;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
 use crate::errors::{from_core, raise};
+
+/// mimalloc for what Rust allocates here, as the `groundcheck` binary does: building a row's
+/// document and verifying it allocate and free many small strings and nodes, which mimalloc
+/// does in clearly fewer instructions than the system allocator (benches/README.md, the
+/// Python section). Python's objects keep Python's allocator.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use crate::json::{to_json, NotJson};
 
 /// A resolved node as it crosses to Python: `(normalized path, value as JSON text,
@@ -24,24 +31,19 @@ type Node = (String, String, bool, Option<&'static str>);
 /// The nodes `path` selects in `document`, exactly as `groundcheck resolve` prints them:
 /// `(normalized path, value as JSON text, descended, read_as)`. A `str` document is a text,
 /// read as a raw output is (JSON, else its JSON Lines or YAML view); any other value is
-/// written as JSON first.
+/// the document itself.
 #[pyfunction]
 fn _resolve(py: Python<'_>, document: &Bound<'_, PyAny>, path: &str) -> PyResult<Vec<Node>> {
     let invalid = |problem: String| raise(py, "InvalidDocumentError", &format!("document: {problem}"), &[]);
-    let (text, is_text) = match document.cast::<PyString>() {
-        Ok(s) => (s.to_cow()?.into_owned(), true),
-        Err(_) => (
-            to_json(document).map_err(|e| match e {
+    let resolved = match document.cast::<PyString>() {
+        Ok(s) => groundcheck_core::resolve_text(path, &s.to_cow()?),
+        Err(_) => {
+            let (document, _) = to_json(document).map_err(|e| match e {
                 NotJson::Value(problem) => invalid(problem),
                 NotJson::Raised(e) => e,
-            })?,
-            false,
-        ),
-    };
-    let resolved = if is_text {
-        groundcheck_core::resolve_text(path, &text)
-    } else {
-        Json::parse(&text).and_then(|doc| groundcheck_core::resolve(path, &doc))
+            })?;
+            groundcheck_core::resolve(path, &document)
+        }
     };
     let nodes = resolved.map_err(|e| match e.kind() {
         ErrorKind::Path | ErrorKind::PathLimit => from_core(py, &e),

@@ -10,8 +10,10 @@
 //! (`retrieval_details`, `input_params`) given as `str` is the column's text — JSON text, or
 //! (as the store reads it) a string of that text when it is not JSON.
 //!
-//! Reading a row needs the GIL; it only copies Python values out. JSON columns are taken as
-//! text ([`Pending`]) and parsed by [`Pending::finish`] once the GIL is let go.
+//! Reading a row needs the GIL; it only copies Python values out: a value (a `raw_output`
+//! dict, a JSON column given as a dict) is built into the engine's document at once, and a
+//! JSON column given as text is kept as text ([`Pending`]) and parsed by [`Pending::finish`]
+//! once the GIL is let go.
 
 use groundcheck_core::{Invocation, Json, RawOutput};
 use pyo3::prelude::*;
@@ -54,61 +56,63 @@ impl From<NotJson> for RowError {
     }
 }
 
-/// A JSON column as read under the GIL, parsed later: the text a Python value was written
-/// as, or the column's own text (JSON text, else a string of that text, as the store reads
-/// a column).
-struct JsonText(String);
+/// A JSON column as read under the GIL: a Python value, already built into a document, or
+/// the column's own text (JSON text, else a string of that text, as the store reads a
+/// column), parsed later without the GIL.
+enum JsonColumn {
+    Built(Json),
+    Text(String),
+}
 
-impl JsonText {
+impl JsonColumn {
     /// The column's value; `None` for JSON `null`, as in a bundle.
     fn parse(self) -> Option<Json> {
-        Json::from_column(&self.0)
+        match self {
+            JsonColumn::Built(json) => (!json.is_null()).then_some(json),
+            JsonColumn::Text(text) => Json::from_column(&text),
+        }
+    }
+
+    fn text_bytes(column: &Option<JsonColumn>) -> usize {
+        match column {
+            Some(JsonColumn::Text(text)) => text.len(),
+            _ => 0,
+        }
     }
 }
 
-/// A row read from Python, its JSON columns not parsed yet.
+/// A row read from Python, its JSON columns given as text not parsed yet.
 pub struct Pending {
     invocation: Invocation,
-    input_params: Option<JsonText>,
-    retrieval_details: Option<JsonText>,
-    raw_output: Option<JsonText>,
+    input_params: Option<JsonColumn>,
+    retrieval_details: Option<JsonColumn>,
+    /// The size of the JSON text of the values built from Python objects, about.
+    built_bytes: usize,
 }
 
 impl Pending {
     /// The bytes of text the engine will read for this row (its raw output, preview and
-    /// claim): what the work of verifying it grows with.
+    /// claim, as text or built from Python values): what the work of verifying it grows with.
     pub fn text_bytes(&self) -> usize {
         let inv = &self.invocation;
-        let column = |c: &Option<JsonText>| c.as_ref().map_or(0, |t| t.0.len());
         let raw_text = match &inv.raw_output {
             Some(RawOutput::Text(text)) => text.len(),
             _ => 0,
         };
-        column(&self.raw_output)
-            + column(&self.retrieval_details)
+        self.built_bytes
+            + JsonColumn::text_bytes(&self.retrieval_details)
             + raw_text
             + inv.output_preview.as_ref().map_or(0, String::len)
     }
 
-    /// The invocation, its JSON columns parsed: no Python object is touched, so this runs
-    /// with the GIL let go.
-    ///
-    /// A `raw_output` value becomes the JSON text it was written as, which the engine reads
-    /// like `raw_output_text` — the located route, with no tree built — unless that text is
-    /// over the size limit `max_output_bytes`: a bundle's inline `raw_output` is not bound
-    /// by that limit (it was parsed already), so neither is a Python value, and such a text
-    /// is parsed here. Either way the verdict is the bundle's.
-    pub fn finish(self, max_output_bytes: usize) -> Invocation {
+    /// The invocation, its JSON columns given as text parsed: no Python object is touched,
+    /// so this runs with the GIL let go. A `raw_output` value was built into the engine's
+    /// document when read, as a bundle's inline `raw_output` is parsed, so neither is bound
+    /// by `max_output_bytes`; the verdict is the bundle's.
+    pub fn finish(self) -> Invocation {
         let mut inv = self.invocation;
-        inv.input_params = self.input_params.and_then(JsonText::parse);
-        inv.retrieval_details = self.retrieval_details.and_then(JsonText::parse);
-        if let Some(JsonText(text)) = self.raw_output {
-            inv.raw_output = if text.len() <= max_output_bytes {
-                Some(RawOutput::Text(text))
-            } else {
-                JsonText(text).parse().map(RawOutput::Json)
-            };
-        }
+        inv.input_params = self.input_params.and_then(JsonColumn::parse);
+        inv.retrieval_details = self.retrieval_details.and_then(JsonColumn::parse);
         inv
     }
 }
@@ -122,9 +126,9 @@ pub fn read(row: &Bound<'_, PyAny>) -> Result<Pending, RowError> {
         invocation: Invocation::default(),
         input_params: None,
         retrieval_details: None,
-        raw_output: None,
+        built_bytes: 0,
     };
-    let (mut id, mut tool_name, mut raw_text) = (None, None, None);
+    let (mut id, mut tool_name, mut raw_text, mut raw_json) = (None, None, None, None);
     for_each_member(row, |key, value| {
         let key = text(&key).map_err(|e| RowError::of("row", e))?;
         let field = key.as_ref();
@@ -136,7 +140,7 @@ pub fn read(row: &Bound<'_, PyAny>) -> Result<Pending, RowError> {
             "run_id" => inv.run_id = string(v, field)?,
             "step_id" => inv.step_id = integer(v, field, Column::BigInt)?,
             "tool_name" => tool_name = string(v, field)?,
-            "input_params" => pending.input_params = json_column(v, field)?,
+            "input_params" => pending.input_params = json_column(v, field, &mut pending.built_bytes)?,
             "output_preview" => inv.output_preview = string(v, field)?,
             "output_length" => inv.output_length = integer(v, field, Column::Int)?,
             "retrieval_layer" => inv.retrieval_layer = string(v, field)?,
@@ -145,16 +149,20 @@ pub fn read(row: &Bound<'_, PyAny>) -> Result<Pending, RowError> {
             "is_truncated" => inv.is_truncated = boolean(v, field)?,
             "relevance_level" => inv.relevance_level = string(v, field)?,
             "dedup_reason" => inv.dedup_reason = string(v, field)?,
-            "retrieval_details" => pending.retrieval_details = json_column(v, field)?,
+            "retrieval_details" => {
+                pending.retrieval_details = json_column(v, field, &mut pending.built_bytes)?
+            }
             "duration_ms" => inv.duration_ms = integer(v, field, Column::Int)?,
             "success" => inv.success = boolean(v, field)?,
             "error_message" => inv.error_message = string(v, field)?,
             "created_at" => inv.created_at = created_at(v)?,
             "raw_output" => {
-                pending.raw_output = if v.is_none() {
+                raw_json = if v.is_none() {
                     None
                 } else {
-                    Some(JsonText(to_json(v).map_err(|e| RowError::of(field, e))?))
+                    let (json, size) = to_json(v).map_err(|e| RowError::of(field, e))?;
+                    pending.built_bytes += size;
+                    Some(json)
                 }
             }
             "raw_output_text" => raw_text = string(v, field)?,
@@ -167,15 +175,13 @@ pub fn read(row: &Bound<'_, PyAny>) -> Result<Pending, RowError> {
         }
         Ok(())
     })?;
-    if let Some(text) = raw_text {
-        if pending.raw_output.is_some() {
-            return Err(RowError::at(
-                "raw_output",
-                "raw_output and raw_output_text are both given; keep one",
-            ));
+    pending.invocation.raw_output = match (raw_json, raw_text) {
+        (Some(_), Some(_)) => {
+            return Err(RowError::at("raw_output", "raw_output and raw_output_text are both given; keep one"))
         }
-        pending.invocation.raw_output = Some(RawOutput::Text(text));
-    }
+        (Some(json), None) => Some(RawOutput::Json(json)),
+        (None, text) => text.map(RawOutput::Text),
+    };
     pending.invocation.id = id.ok_or_else(|| RowError::at("id", "required integer is missing"))?;
     pending.invocation.tool_name =
         tool_name.ok_or_else(|| RowError::at("tool_name", "required string is missing"))?;
@@ -260,16 +266,23 @@ fn integer(value: &Bound<'_, PyAny>, field: &str, column: Column) -> Result<Opti
     }
 }
 
-/// A JSON column: a `str` is the column's text; anything else is the value itself.
-fn json_column(value: &Bound<'_, PyAny>, field: &str) -> Result<Option<JsonText>, RowError> {
+/// A JSON column: a `str` (or UTF-8 `bytes`) is the column's text; anything else is the
+/// value itself, built at once (`size` grows by the size of its JSON text).
+fn json_column(
+    value: &Bound<'_, PyAny>,
+    field: &str,
+    size: &mut usize,
+) -> Result<Option<JsonColumn>, RowError> {
     if value.is_none() {
         return Ok(None);
     }
     if let Ok(s) = value.cast::<PyString>() {
-        return Ok(Some(JsonText(text(s).map_err(|e| RowError::of(field, e))?.into_owned())));
+        return Ok(Some(JsonColumn::Text(text(s).map_err(|e| RowError::of(field, e))?.into_owned())));
     }
     if value.is_instance_of::<pyo3::types::PyBytes>() {
-        return Ok(Some(JsonText(utf8(value).map_err(|e| RowError::of(field, e))?)));
+        return Ok(Some(JsonColumn::Text(utf8(value).map_err(|e| RowError::of(field, e))?)));
     }
-    Ok(Some(JsonText(to_json(value).map_err(|e| RowError::of(field, e))?)))
+    let (json, built) = to_json(value).map_err(|e| RowError::of(field, e))?;
+    *size += built;
+    Ok(Some(JsonColumn::Built(json)))
 }

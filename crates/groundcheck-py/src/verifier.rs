@@ -1,17 +1,21 @@
 //! `Verifier`: the engine under one policy, built once and shared by every thread of a
 //! Python program. Rows are read while the GIL is held (they are Python objects), and only
-//! copied out; parsing their JSON and verifying run with the GIL released, on rayon for a
-//! run, so other Python threads keep running. Every call is guarded: a Rust panic becomes
-//! `InternalError`.
+//! copied out; parsing their JSON text and verifying run with the GIL released — for a run,
+//! on rayon, a chunk of rows verified while the next is read — so other Python threads keep
+//! running. Every call is guarded: a Rust panic becomes `InternalError`.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-use groundcheck_core::{Bundle, Invocation, RunSet, Verifier as CoreVerifier};
+use groundcheck_core::{
+    Bundle, Invocation, Json, RawOutput, Report as CoreReport, Run, RunSet, Verdict as CoreVerdict,
+    VerdictSet, Verifier as CoreVerifier,
+};
 use groundcheck_files::Template;
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyString};
+use pyo3::types::{PyByteArray, PyBytes, PyIterator, PyString};
+use rayon::prelude::*;
 
 use crate::errors::{from_core, invalid_row, panicked, raise};
 use crate::policy::Policy;
@@ -20,11 +24,23 @@ use crate::row::{self, Pending, RowError};
 
 /// The engine under one policy, built once and shared by every thread; `raw_outputs` is a
 /// template for rows without a raw output of their own, as `--raw-outputs`:
-/// `/var/lib/agent/sessions/{session_id}/tools/{id}.json`.
+/// `/var/lib/agent/sessions/{session_id}/tools/{id}.json`; `threads` how many threads verify
+/// a run (`None`: one a core, rayon's pool; `1`: the calling thread, in order).
 #[pyclass(frozen, module = "groundcheck", name = "Verifier")]
 pub struct Verifier {
     core: Arc<CoreVerifier>,
     raw_outputs: Option<Arc<Template>>,
+    threads: Threads,
+}
+
+/// Where a verifier's runs are verified.
+enum Threads {
+    /// rayon's global pool: a thread a core, shared by the whole process.
+    All,
+    /// The calling thread, one row after another, with no hand-over to another thread.
+    One,
+    /// A pool of the verifier's own, of this many threads.
+    Pool(rayon::ThreadPool, usize),
 }
 
 /// Runs `work` without the GIL, a panic caught.
@@ -32,8 +48,9 @@ fn detached<T: Send>(py: Python<'_>, work: impl FnOnce() -> T + Send) -> PyResul
     py.detach(|| catch_unwind(AssertUnwindSafe(work))).map_err(|payload| panicked(py, payload.as_ref()))
 }
 
-/// How many rows are read between two moments when other Python threads may take the GIL.
-const ROWS_BETWEEN_YIELDS: usize = 32;
+/// How many rows `verify_run` reads with the GIL held before letting it go (while these rows
+/// are verified, the next are read; other Python threads may take the GIL in between).
+const ROWS_A_CHUNK: usize = 32;
 
 /// Rows with less text than this are verified with the GIL held: their work is shorter than
 /// a hand-over of the GIL to a waiting thread (benches/README.md).
@@ -51,16 +68,69 @@ fn read_row(py: Python<'_>, row: &Bound<'_, PyAny>, n: Option<usize>) -> PyResul
     })
 }
 
-impl Verifier {
-    fn max_output_bytes(&self) -> usize {
-        self.core.policy().limits.max_output_bytes
+/// Reads the next rows of `rows` (at most [`ROWS_A_CHUNK`]); `read` counts the rows read so
+/// far, for the row numbers of errors. Empty when `rows` is done.
+fn read_chunk(py: Python<'_>, rows: &Bound<'_, PyIterator>, read: &mut usize) -> PyResult<Vec<Pending>> {
+    let mut rows = rows.clone();
+    let mut chunk = Vec::with_capacity(ROWS_A_CHUNK);
+    while chunk.len() < ROWS_A_CHUNK {
+        let Some(row) = rows.next() else { break };
+        chunk.push(read_row(py, &row?, Some(*read))?);
+        *read += 1;
     }
+    Ok(chunk)
+}
 
+/// A verdict with the keys of the run it belongs to (`run_id`, `session_id`).
+type Keyed = (Option<String>, Option<String>, CoreVerdict);
+
+/// Verdicts grouped into the report, as `RunSet` and `verify_runs` group them: pushed in the
+/// order the rows were read. The first repeated `id` is the error, as `RunSet` finds it.
+fn into_report(verdicts: impl IntoIterator<Item = Keyed>) -> Result<CoreReport, groundcheck_core::Error> {
+    let mut set = VerdictSet::default();
+    for (run_id, session_id, verdict) in verdicts {
+        set.push(&run_id, &session_id, verdict)?;
+    }
+    Ok(set.into_report())
+}
+
+impl Verifier {
     fn attach(&self, invocations: &mut [Invocation]) {
         if let Some(template) = &self.raw_outputs {
             let max = self.core.policy().limits.max_output_bytes;
             for inv in invocations {
                 groundcheck_files::attach_one(template, inv, max);
+            }
+        }
+    }
+
+    /// The verdict of a row read, with the keys of its run: its file looked up first, when
+    /// the verifier has a template.
+    fn verify_pending(&self, pending: Pending) -> Keyed {
+        let mut invocation = [pending.finish()];
+        self.attach(&mut invocation);
+        let [invocation] = invocation;
+        let verdict = self.core.verify(&invocation);
+        (invocation.run_id, invocation.session_id, verdict)
+    }
+
+    /// The report of runs, on this verifier's threads.
+    fn verify_runs(&self, runs: &mut [Run]) -> CoreReport {
+        for run in runs.iter_mut() {
+            self.attach(&mut run.invocations);
+        }
+        match &self.threads {
+            Threads::All => self.core.verify_runs(runs),
+            Threads::Pool(pool, _) => pool.install(|| self.core.verify_runs(runs)),
+            Threads::One => {
+                let mut set = VerdictSet::default();
+                for run in runs.iter() {
+                    for inv in &run.invocations {
+                        // Ids were checked when the runs were grouped: this cannot fail.
+                        let _ = set.push(&run.run_id, &run.session_id, self.core.verify(inv));
+                    }
+                }
+                set.into_report()
             }
         }
     }
@@ -72,23 +142,77 @@ impl Verifier {
             runs.push(inv).map_err(|e| from_core(py, &e))?;
         }
         let mut runs = runs.into_runs();
-        detached(py, || {
-            for run in &mut runs {
-                self.attach(&mut run.invocations);
+        detached(py, || Report::new(self.verify_runs(&mut runs)))
+    }
+
+    /// `verify_run` on the calling thread: a chunk read with the GIL held, then verified
+    /// with it let go, and so on.
+    fn run_in_order(&self, py: Python<'_>, rows: &Bound<'_, PyIterator>) -> PyResult<Report> {
+        let mut verdicts = Vec::new();
+        let mut read = 0;
+        loop {
+            let chunk = read_chunk(py, rows, &mut read)?;
+            if chunk.is_empty() {
+                break;
             }
-            Report::new(self.core.verify_runs(&runs))
-        })
+            let done =
+                detached(py, || chunk.into_iter().map(|p| self.verify_pending(p)).collect::<Vec<_>>())?;
+            verdicts.extend(done);
+        }
+        let report = detached(py, || into_report(verdicts))?;
+        Ok(Report::new(report.map_err(|e| from_core(py, &e))?))
+    }
+
+    /// Reads `rows` a chunk at a time, taking the GIL for each, and spawns each chunk's
+    /// verification on `scope`; each chunk's verdicts land in `done` with the chunk's index.
+    fn read_chunks<'s>(
+        &'s self,
+        scope: &rayon::Scope<'s>,
+        rows: &'s Py<PyIterator>,
+        done: &'s Mutex<Vec<(usize, Vec<Keyed>)>>,
+    ) -> PyResult<()> {
+        let mut read = 0;
+        for index in 0.. {
+            let chunk = Python::attach(|py| read_chunk(py, rows.bind(py), &mut read))?;
+            if chunk.is_empty() {
+                break;
+            }
+            scope.spawn(move |_| {
+                let verdicts: Vec<Keyed> = chunk.into_par_iter().map(|p| self.verify_pending(p)).collect();
+                done.lock().unwrap_or_else(|e| e.into_inner()).push((index, verdicts));
+            });
+        }
+        Ok(())
+    }
+
+    /// `verify_run` on a pool: the calling thread reads a chunk with the GIL held and hands it
+    /// to the pool, which verifies it while the next chunk is read.
+    fn run_overlapped(&self, py: Python<'_>, rows: &Bound<'_, PyIterator>) -> PyResult<Report> {
+        let rows = rows.clone().unbind();
+        let done = Mutex::new(Vec::new());
+        let (read, report) = detached(py, || {
+            let read = match &self.threads {
+                Threads::Pool(pool, _) => pool.in_place_scope(|scope| self.read_chunks(scope, &rows, &done)),
+                _ => rayon::in_place_scope(|scope| self.read_chunks(scope, &rows, &done)),
+            };
+            let mut done = done.into_inner().unwrap_or_else(|e| e.into_inner());
+            done.sort_unstable_by_key(|(index, _)| *index);
+            (read, into_report(done.into_iter().flat_map(|(_, verdicts)| verdicts)))
+        })?;
+        read?;
+        Ok(Report::new(report.map_err(|e| from_core(py, &e))?))
     }
 }
 
 #[pymethods]
 impl Verifier {
     #[new]
-    #[pyo3(signature = (policy=None, *, raw_outputs=None))]
+    #[pyo3(signature = (policy=None, *, raw_outputs=None, threads=None))]
     fn new(
         py: Python<'_>,
         policy: Option<PyRef<'_, Policy>>,
         raw_outputs: Option<&str>,
+        threads: Option<i64>,
     ) -> PyResult<Verifier> {
         let raw_outputs = raw_outputs
             .map(|t| {
@@ -96,8 +220,32 @@ impl Verifier {
                     .map_err(|e| raise(py, "InvalidPolicyError", &format!("raw_outputs: {e}"), &[]))
             })
             .transpose()?;
+        let threads = match threads {
+            None => Threads::All,
+            Some(1) => Threads::One,
+            Some(n) if (2..=1024).contains(&n) => {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(n as usize)
+                    .thread_name(|i| format!("groundcheck-{i}"))
+                    .build()
+                    .map_err(|e| raise(py, "InvalidPolicyError", &format!("threads: {e}"), &[]))?;
+                Threads::Pool(pool, n as usize)
+            }
+            Some(n) => {
+                return Err(raise(
+                    py,
+                    "InvalidPolicyError",
+                    &format!("threads: must be 1 to 1024, not {n}"),
+                    &[],
+                ))
+            }
+        };
         let policy = policy.map_or_else(groundcheck_core::Policy::default, |p| p.0);
-        Ok(Verifier { core: Arc::new(CoreVerifier::new(policy)), raw_outputs: raw_outputs.map(Arc::new) })
+        Ok(Verifier {
+            core: Arc::new(CoreVerifier::new(policy)),
+            raw_outputs: raw_outputs.map(Arc::new),
+            threads,
+        })
     }
 
     /// The policy verdicts are decided under.
@@ -106,16 +254,24 @@ impl Verifier {
         Policy(*self.core.policy())
     }
 
+    /// How many threads verify a run: `None` for one a core (rayon's pool), `1` for the
+    /// calling thread alone.
+    #[getter]
+    fn threads(&self) -> Option<usize> {
+        match &self.threads {
+            Threads::All => None,
+            Threads::One => Some(1),
+            Threads::Pool(_, n) => Some(*n),
+        }
+    }
+
     /// The verdict of one `tool_invocation` row (a `dict` or any `Mapping` of its columns,
-    /// as a DB driver returns them, plus `raw_output` or `raw_output_text`).
+    /// as a DB driver returns them, plus `raw_output` or `raw_output_text`), verified on the
+    /// calling thread.
     fn verify_invocation(&self, py: Python<'_>, row: &Bound<'_, PyAny>) -> PyResult<Verdict> {
         let pending = read_row(py, row, None)?;
         let small = pending_is_small(&pending) && self.raw_outputs.is_none();
-        let work = || {
-            let mut invocation = [pending.finish(self.max_output_bytes())];
-            self.attach(&mut invocation);
-            Verdict::one(self.core.verify(&invocation[0]))
-        };
+        let work = || Verdict::one(self.verify_pending(pending).2);
         // A small row is verified faster than another thread wakes up and takes the GIL
         // over: letting it go would only make threads queue for it.
         // A larger row, or a raw-output file to read, is verified with the GIL let go.
@@ -127,20 +283,14 @@ impl Verifier {
     }
 
     /// The report of rows (any iterable of mappings, a generator too) grouped into runs (by
-    /// `run_id`, else `session_id`), verified in parallel with the GIL released.
+    /// `run_id`, else `session_id`): read a chunk at a time with the GIL held, each chunk
+    /// verified with the GIL let go while the next is read.
     fn verify_run(&self, py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<Report> {
-        let mut pending = Vec::new();
-        for (n, row) in rows.try_iter()?.enumerate() {
-            if n > 0 && n % ROWS_BETWEEN_YIELDS == 0 {
-                // Other Python threads get the GIL for a moment.
-                py.detach(|| {});
-            }
-            pending.push(read_row(py, &row?, Some(n))?);
+        let rows = rows.try_iter()?;
+        match self.threads {
+            Threads::One => self.run_in_order(py, &rows),
+            _ => self.run_overlapped(py, &rows),
         }
-        let invocations = detached(py, || {
-            pending.into_iter().map(|p| p.finish(self.max_output_bytes())).collect::<Vec<_>>()
-        })?;
-        self.report(py, invocations)
     }
 
     /// The report of a bundle file (a `str` or `os.PathLike`): what `groundcheck verify
@@ -165,9 +315,25 @@ impl Verifier {
     }
 
     /// Seconds for `n` verifications of one row read once, in Rust alone: the floor the
-    /// binding's per-call overhead is measured against (`benches/python/bench.py`).
-    fn _time_verify(&self, py: Python<'_>, row: &Bound<'_, PyAny>, n: usize) -> PyResult<f64> {
-        let invocation = read_row(py, row, None)?.finish(self.max_output_bytes());
+    /// binding's per-call overhead is measured against (`benches/python/bench.py`). `form`
+    /// gives the raw output as a Rust caller would hold it: `"text"` its JSON text (what a
+    /// database holds), `"tree"` the engine's parsed document; `None`, as read.
+    #[pyo3(signature = (row, n, form=None))]
+    fn _time_verify(
+        &self,
+        py: Python<'_>,
+        row: &Bound<'_, PyAny>,
+        n: usize,
+        form: Option<&str>,
+    ) -> PyResult<f64> {
+        let mut invocation = read_row(py, row, None)?.finish();
+        invocation.raw_output = match (form, invocation.raw_output.take()) {
+            (Some("text"), Some(RawOutput::Json(json))) => Some(RawOutput::Text(json.to_json_string())),
+            (Some("tree"), Some(RawOutput::Text(text))) => {
+                Some(Json::parse(&text).map_or(RawOutput::Text(text), RawOutput::Json))
+            }
+            (_, raw) => raw,
+        };
         detached(py, || {
             let started = std::time::Instant::now();
             for _ in 0..n {
@@ -183,19 +349,26 @@ impl Verifier {
     fn _time_verify_run(&self, py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<f64> {
         let mut runs = RunSet::default();
         for row in rows.try_iter()? {
-            let invocation = read_row(py, &row?, None)?.finish(self.max_output_bytes());
+            let invocation = read_row(py, &row?, None)?.finish();
             runs.push(invocation).map_err(|e| from_core(py, &e))?;
         }
         let runs = runs.into_runs();
         detached(py, || {
             let started = std::time::Instant::now();
-            std::hint::black_box(self.core.verify_runs(std::hint::black_box(&runs)));
+            std::hint::black_box(match &self.threads {
+                Threads::Pool(pool, _) => pool.install(|| self.core.verify_runs(std::hint::black_box(&runs))),
+                _ => self.core.verify_runs(std::hint::black_box(&runs)),
+            });
             started.elapsed().as_secs_f64()
         })
     }
 
     fn __repr__(&self) -> String {
-        format!("Verifier({})", Policy(*self.core.policy()).__repr__())
+        let policy = Policy(*self.core.policy()).__repr__();
+        match self.threads() {
+            None => format!("Verifier({policy})"),
+            Some(n) => format!("Verifier({policy}, threads={n})"),
+        }
     }
 }
 

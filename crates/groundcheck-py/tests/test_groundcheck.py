@@ -110,6 +110,39 @@ def test_every_fixture_s_rows_as_dicts_give_the_cli_report(fixture: Path) -> Non
     assert groundcheck.verify_run(fixture_rows(fixture)).to_json() == cli("verify", "--format", "json", str(fixture))
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_verifier_on_its_own_threads_gives_the_same_report(threads: int) -> None:
+    # The calling thread alone (1) and a pool of the verifier's own (2), on every fixture's
+    # rows (chunks of many rows) and on a bundle.
+    verifier = groundcheck.Verifier(threads=threads)
+    assert verifier.threads == threads
+    assert repr(verifier).endswith(f", threads={threads})")
+    rows = [r for fixture in FIXTURES for r in fixture_rows(fixture)]
+    assert verifier.verify_run(rows) == groundcheck.verify_run(rows)
+    assert verifier.verify_run(rows).to_json() == groundcheck.verify_run(rows).to_json()
+    fixture = FIXTURES[0]
+    assert verifier.verify_bundle(fixture).to_json() == cli("verify", "--format", "json", str(fixture))
+    assert groundcheck.Verifier().threads is None
+
+
+@pytest.mark.parametrize("threads", [0, -1, 10_000])
+def test_a_thread_count_out_of_range_is_an_invalid_policy(threads: int) -> None:
+    with pytest.raises(groundcheck.InvalidPolicyError, match="threads"):
+        groundcheck.Verifier(threads=threads)
+
+
+@pytest.mark.parametrize("threads", [None, 1])
+def test_a_run_s_errors_are_found_in_any_chunk(threads: int | None) -> None:
+    verifier = groundcheck.Verifier(threads=threads)
+    rows = [row(id=i) for i in range(100)]
+    with pytest.raises(groundcheck.InvalidRowError, match=r"^row 70, tool_name: "):
+        verifier.verify_run(rows[:70] + [row(id=70, tool_name=None)] + rows[70:])
+    # A repeated id is found after every row is read, as the command line finds it.
+    with pytest.raises(groundcheck.GroundcheckError, match="id 3 appears twice"):
+        verifier.verify_run(rows + [row(id=3)])
+    assert verifier.verify_run(rows).runs[0].summary.invocations == 100
+
+
 # --------------------------------------------------------------------------------------------
 # Rows as Python holds them
 # --------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@
 //! recursion, dropped without recursion, and converted to a `serde_json::Value` only when a
 //! general JSONPath query needs one.
 
+mod build;
 mod expand;
 mod lines;
 mod locate;
@@ -18,6 +19,7 @@ mod walk;
 mod write;
 mod yaml;
 
+pub use build::JsonBuilder;
 pub(crate) use expand::{expand, may_hold_json, Expanded};
 pub(crate) use lines::{json_lines_view, LinesView};
 pub(crate) use locate::{locate, Seg, MAX_PATHS};
@@ -83,8 +85,9 @@ impl Node {
 /// A parsed JSON document whose numbers keep their source text.
 ///
 /// Built by [`Json::parse`] (strict RFC 8259: no BOM, no trailing bytes, no lone surrogate
-/// escapes, no `NaN`) or [`Json::string`]. Nesting depth is recorded while parsing so the depth
-/// limit of a [`Policy`](crate::Policy) can be checked without walking the tree again.
+/// escapes, no `NaN`), [`Json::string`] or a [`JsonBuilder`]. Nesting depth is recorded while
+/// parsing or building so the depth limit of a [`Policy`](crate::Policy) can be checked without
+/// walking the tree again.
 pub struct Json {
     root: Node,
     depth: usize,

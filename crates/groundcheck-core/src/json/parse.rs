@@ -563,7 +563,7 @@ fn special_in(word: u64) -> u64 {
 }
 
 /// Applies docs/verification.md#order's rule for repeated keys: the last value, at the first position.
-fn dedup_members(mut members: Vec<(Box<str>, Node)>) -> Vec<(Box<str>, Node)> {
+pub(super) fn dedup_members(mut members: Vec<(Box<str>, Node)>) -> Vec<(Box<str>, Node)> {
     if members.len() < 2 {
         return members;
     }
