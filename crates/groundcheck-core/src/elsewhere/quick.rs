@@ -294,4 +294,142 @@ mod tests {
         }
         assert!(found >= 20, "{found}");
     }
+
+    /// The tree's answer (every leaf read, in the tree's order) for `quote` in `text`.
+    fn by_tree(text: &str, needle: &Needle<'_>, policy: &Policy) -> Option<String> {
+        let doc = crate::json::Json::parse(text).unwrap();
+        let root = [doc.root()];
+        let Ok(contents) = Contents::read(&root);
+        contents
+            .first_holding(needle, policy.loosest_exact_rung())
+            .map(|k| leaf_path(&root, |_| "$".to_string(), k))
+    }
+
+    /// A seeded xorshift, so that a failure names its case.
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n as u64) as usize
+        }
+
+        fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+            items[self.below(items.len())]
+        }
+    }
+
+    const WORDS: [&str; 16] = [
+        "order-svc",
+        "Timeout",
+        "3000ms",
+        "超时",
+        "订单服务",
+        "a\"b",
+        "x\\y",
+        "after",
+        "\n",
+        "\t",
+        "{",
+        "[",
+        ": ",
+        ", ",
+        "0.5",
+        "null",
+    ];
+    const NUMBERS: [&str; 5] = ["3000", "0.5", "-1e3", "1700000000.25", "0"];
+
+    /// A random JSON text (escapes, keys that repeat words of values, numbers between strings,
+    /// white space), and the texts of its strings and scalars as written in it, decoded.
+    fn text(rng: &mut Rng, depth: usize, out: &mut String, pieces: &mut Vec<String>) {
+        let space = |rng: &mut Rng, out: &mut String| out.push_str(["", "", " ", "\n  "][rng.below(4)]);
+        match if depth == 0 { 3 + rng.below(3) } else { rng.below(6) } {
+            0 | 1 => {
+                out.push('{');
+                for i in 0..rng.below(4) {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    space(rng, out);
+                    let key = [rng.pick(&WORDS), rng.pick(&["k", "msg", "svc"])][rng.below(2)];
+                    out.push_str(&serde_json::to_string(&format!("{key}{i}")).unwrap());
+                    out.push(':');
+                    space(rng, out);
+                    text(rng, depth - 1, out, pieces);
+                }
+                out.push('}');
+            }
+            2 => {
+                out.push('[');
+                for i in 0..rng.below(4) {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    space(rng, out);
+                    text(rng, depth - 1, out, pieces);
+                }
+                out.push(']');
+            }
+            3 => {
+                let number = rng.pick(&NUMBERS);
+                out.push_str(number);
+                pieces.push(number.to_string());
+            }
+            4 => out.push_str(rng.pick(&["true", "false", "null"])),
+            _ => {
+                let words: Vec<&str> = (0..1 + rng.below(5)).map(|_| rng.pick(&WORDS)).collect();
+                let string = words.join(" ");
+                out.push_str(&serde_json::to_string(&string).unwrap());
+                pieces.push(string);
+            }
+        }
+    }
+
+    /// A quote made from a piece of the text: as it is, in upper case, a word dropped, two
+    /// swapped, elided, or an invention.
+    fn quote(rng: &mut Rng, pieces: &[String]) -> String {
+        let Some(piece) = pieces.get(rng.below(pieces.len().max(1))) else {
+            return "payment-svc".to_string();
+        };
+        let mut words: Vec<&str> = piece.split(' ').collect();
+        let from = rng.below(words.len());
+        words = words[from..from + 1 + rng.below(words.len() - from)].to_vec();
+        match rng.below(7) {
+            0 => words.join(" ").to_uppercase(),
+            1 if words.len() > 2 => {
+                words.remove(1);
+                words.join(" ")
+            }
+            2 if words.len() > 1 => {
+                words.swap(0, 1);
+                words.join(" ")
+            }
+            3 if words.len() > 2 => format!("{} ... {}", words[0], words[words.len() - 1]),
+            4 => format!("{} recovered", words.join(" ")),
+            _ => words.join(" "),
+        }
+    }
+
+    /// The quick search against the tree on 20,000 random texts and quotes.
+    #[test]
+    fn the_quick_search_agrees_with_the_tree_on_random_texts() {
+        let policy = Policy::default();
+        let mut rng = Rng(0x2026_1205);
+        let (mut decided, mut found) = (0, 0);
+        for case in 0..20_000 {
+            let (mut json, mut pieces) = (String::new(), Vec::new());
+            let depth = 1 + rng.below(3);
+            text(&mut rng, depth, &mut json, &mut pieces);
+            let quote = quote(&mut rng, &pieces);
+            let needle = Needle::new(&quote);
+            let Some(quick) = Quick::of(&json).search(&json, &needle, &policy) else { continue };
+            let tree = by_tree(&json, &needle, &policy);
+            found += usize::from(tree.is_some());
+            decided += 1;
+            assert_eq!(quick, Ok(tree), "case {case}: {json} / {quote}");
+        }
+        assert!(decided > 10_000 && found > 3_000, "{decided} decided, {found} found");
+    }
 }
