@@ -305,7 +305,7 @@ mod tests {
                 }
             };
             let (text, bytes) = (read(&dialect::POSTGRES_UTF8).await, read(&dialect::POSTGRES).await);
-            assert_eq!(text.0, [rows.clone()]);
+            assert_eq!(text.0, std::slice::from_ref(&rows));
             assert_eq!(text.1.as_ref(), Some(&rows[1]));
             assert_eq!(text.2.len(), 2);
             assert_eq!(text, bytes);
