@@ -207,7 +207,12 @@ pub fn for_each_member<'py, E: From<NotJson> + From<PyErr>>(
 
 /// A Python `str` as Rust text: one holding a lone surrogate is not Unicode text.
 pub fn text<'a>(s: &'a Bound<'_, PyString>) -> Result<std::borrow::Cow<'a, str>, NotJson> {
-    s.to_cow().map_err(|_| NotJson::Value("a string with a lone surrogate, which is not Unicode text".into()))
+    s.to_cow().map_err(|_| lone_surrogate())
+}
+
+/// The problem of a `str` that is not Unicode text.
+pub fn lone_surrogate() -> NotJson {
+    NotJson::Value("a string with a lone surrogate, which is not Unicode text".into())
 }
 
 /// Builds `value` when it is `None`, a `bool`, an `int`, a `float` or a `str`, and returns

@@ -10,16 +10,21 @@
 //! (`retrieval_details`, `input_params`) given as `str` is the column's text — JSON text, or
 //! (as the store reads it) a string of that text when it is not JSON.
 //!
-//! Reading a row needs the GIL; it only copies Python values out: a value (a `raw_output`
+//! Reading a row needs the GIL; it only takes Python values out: a value (a `raw_output`
 //! dict, a JSON column given as a dict) is built into the engine's document at once, and a
-//! JSON column given as text is kept as text ([`Pending`]) and parsed by [`Pending::finish`]
-//! once the GIL is let go.
+//! `str` — a text column, `raw_output_text`, a JSON column given as text — is kept as the
+//! `str` object itself ([`PyBackedStr`]: a reference and its UTF-8, which CPython keeps with
+//! the object), not copied: [`Pending::finish`] copies it into the invocation and parses the
+//! JSON text once the GIL is let go, on the thread that verifies the row.
 
 use groundcheck_core::{Invocation, Json, RawOutput};
 use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyBool, PyInt, PyString};
 
-use crate::json::{classes, decimal_text, for_each_member, iso_text, text, to_json, utf8, NotJson};
+use crate::json::{
+    classes, decimal_text, for_each_member, iso_text, lone_surrogate, text, to_json, utf8, NotJson,
+};
 
 /// A row's problem: the field, and what is wrong with it (or the row's own exception).
 pub enum RowError {
@@ -61,7 +66,9 @@ impl From<NotJson> for RowError {
 /// column), parsed later without the GIL.
 enum JsonColumn {
     Built(Json),
-    Text(String),
+    Text(PyBackedStr),
+    /// UTF-8 `bytes`, copied.
+    Bytes(String),
 }
 
 impl JsonColumn {
@@ -70,20 +77,43 @@ impl JsonColumn {
         match self {
             JsonColumn::Built(json) => (!json.is_null()).then_some(json),
             JsonColumn::Text(text) => Json::from_column(&text),
+            JsonColumn::Bytes(text) => Json::from_column(&text),
         }
     }
 
     fn text_bytes(column: &Option<JsonColumn>) -> usize {
         match column {
             Some(JsonColumn::Text(text)) => text.len(),
+            Some(JsonColumn::Bytes(text)) => text.len(),
             _ => 0,
         }
     }
 }
 
-/// A row read from Python, its JSON columns given as text not parsed yet.
+/// The text columns of a row, in [`Pending::texts`].
+#[derive(Clone, Copy)]
+enum Text {
+    SessionId,
+    RunId,
+    ToolName,
+    OutputPreview,
+    RetrievalLayer,
+    RelevanceLevel,
+    DedupReason,
+    ErrorMessage,
+    CreatedAt,
+    RawOutputText,
+}
+
+const TEXTS: usize = Text::RawOutputText as usize + 1;
+
+/// A row read from Python: its text columns still the `str` objects (their UTF-8 not copied
+/// yet), its JSON columns given as text not parsed yet.
 pub struct Pending {
     invocation: Invocation,
+    texts: [Option<PyBackedStr>; TEXTS],
+    /// `created_at` given as a `date`/`datetime`/`time`: its ISO 8601 text.
+    created_at: Option<String>,
     input_params: Option<JsonColumn>,
     retrieval_details: Option<JsonColumn>,
     /// The size of the JSON text of the values built from Python objects, about.
@@ -94,15 +124,11 @@ impl Pending {
     /// The bytes of text the engine will read for this row (its raw output, preview and
     /// claim, as text or built from Python values): what the work of verifying it grows with.
     pub fn text_bytes(&self) -> usize {
-        let inv = &self.invocation;
-        let raw_text = match &inv.raw_output {
-            Some(RawOutput::Text(text)) => text.len(),
-            _ => 0,
-        };
+        let len = |text: Text| self.texts[text as usize].as_ref().map_or(0, |s| s.len());
         self.built_bytes
             + JsonColumn::text_bytes(&self.retrieval_details)
-            + raw_text
-            + inv.output_preview.as_ref().map_or(0, String::len)
+            + len(Text::RawOutputText)
+            + len(Text::OutputPreview)
     }
 
     /// The invocation, its JSON columns given as text parsed: no Python object is touched,
@@ -111,6 +137,21 @@ impl Pending {
     /// by `max_output_bytes`; the verdict is the bundle's.
     pub fn finish(self) -> Invocation {
         let mut inv = self.invocation;
+        let [session_id, run_id, tool_name, output_preview, retrieval_layer, relevance_level, dedup_reason, error_message, created_at, raw_output_text] =
+            self.texts.map(|text| text.map(|s| String::from(&*s)));
+        inv.session_id = session_id;
+        inv.run_id = run_id;
+        // Required: a row without it was refused when read.
+        inv.tool_name = tool_name.unwrap_or_default();
+        inv.output_preview = output_preview;
+        inv.retrieval_layer = retrieval_layer;
+        inv.relevance_level = relevance_level;
+        inv.dedup_reason = dedup_reason;
+        inv.error_message = error_message;
+        inv.created_at = self.created_at.or(created_at);
+        if let Some(text) = raw_output_text {
+            inv.raw_output = Some(RawOutput::Text(text));
+        }
         inv.input_params = self.input_params.and_then(JsonColumn::parse);
         inv.retrieval_details = self.retrieval_details.and_then(JsonColumn::parse);
         inv
@@ -124,38 +165,54 @@ pub fn read(row: &Bound<'_, PyAny>) -> Result<Pending, RowError> {
     }
     let mut pending = Pending {
         invocation: Invocation::default(),
+        texts: Default::default(),
+        created_at: None,
         input_params: None,
         retrieval_details: None,
         built_bytes: 0,
     };
-    let (mut id, mut tool_name, mut raw_text, mut raw_json) = (None, None, None, None);
+    let (mut id, mut raw_json) = (None, None);
     for_each_member(row, |key, value| {
         let key = text(&key).map_err(|e| RowError::of("row", e))?;
         let field = key.as_ref();
         let inv = &mut pending.invocation;
+        let texts = &mut pending.texts;
+        let mut text = |column: Text, value| -> Result<(), RowError> {
+            texts[column as usize] = string(value, field)?;
+            Ok(())
+        };
         let v = &value;
         match field {
             "id" => id = integer(v, field, Column::BigInt)?,
-            "session_id" => inv.session_id = string(v, field)?,
-            "run_id" => inv.run_id = string(v, field)?,
+            "session_id" => text(Text::SessionId, value)?,
+            "run_id" => text(Text::RunId, value)?,
             "step_id" => inv.step_id = integer(v, field, Column::BigInt)?,
-            "tool_name" => tool_name = string(v, field)?,
-            "input_params" => pending.input_params = json_column(v, field, &mut pending.built_bytes)?,
-            "output_preview" => inv.output_preview = string(v, field)?,
+            "tool_name" => text(Text::ToolName, value)?,
+            "input_params" => pending.input_params = json_column(value, field, &mut pending.built_bytes)?,
+            "output_preview" => text(Text::OutputPreview, value)?,
             "output_length" => inv.output_length = integer(v, field, Column::Int)?,
-            "retrieval_layer" => inv.retrieval_layer = string(v, field)?,
+            "retrieval_layer" => text(Text::RetrievalLayer, value)?,
             "l0_match_count" => inv.l0_match_count = integer(v, field, Column::Int)?,
             "l1_match_count" => inv.l1_match_count = integer(v, field, Column::Int)?,
             "is_truncated" => inv.is_truncated = boolean(v, field)?,
-            "relevance_level" => inv.relevance_level = string(v, field)?,
-            "dedup_reason" => inv.dedup_reason = string(v, field)?,
+            "relevance_level" => text(Text::RelevanceLevel, value)?,
+            "dedup_reason" => text(Text::DedupReason, value)?,
             "retrieval_details" => {
-                pending.retrieval_details = json_column(v, field, &mut pending.built_bytes)?
+                pending.retrieval_details = json_column(value, field, &mut pending.built_bytes)?
             }
             "duration_ms" => inv.duration_ms = integer(v, field, Column::Int)?,
             "success" => inv.success = boolean(v, field)?,
-            "error_message" => inv.error_message = string(v, field)?,
-            "created_at" => inv.created_at = created_at(v)?,
+            "error_message" => text(Text::ErrorMessage, value)?,
+            "created_at" => {
+                // The text a DB driver returns first: a `str` is no date, no class to ask.
+                if value.is_instance_of::<PyString>() || value.is_none() {
+                    pending.created_at = None;
+                    text(Text::CreatedAt, value)?;
+                } else {
+                    pending.created_at = created_at(v)?;
+                    text(Text::CreatedAt, v.py().None().into_bound(v.py()))?;
+                }
+            }
             "raw_output" => {
                 raw_json = if v.is_none() {
                     None
@@ -165,7 +222,7 @@ pub fn read(row: &Bound<'_, PyAny>) -> Result<Pending, RowError> {
                     Some(json)
                 }
             }
-            "raw_output_text" => raw_text = string(v, field)?,
+            "raw_output_text" => text(Text::RawOutputText, value)?,
             _ => {
                 return Err(RowError::at(
                     field,
@@ -175,16 +232,19 @@ pub fn read(row: &Bound<'_, PyAny>) -> Result<Pending, RowError> {
         }
         Ok(())
     })?;
-    pending.invocation.raw_output = match (raw_json, raw_text) {
-        (Some(_), Some(_)) => {
-            return Err(RowError::at("raw_output", "raw_output and raw_output_text are both given; keep one"))
+    if let Some(json) = raw_json {
+        if pending.texts[Text::RawOutputText as usize].is_some() {
+            return Err(RowError::at(
+                "raw_output",
+                "raw_output and raw_output_text are both given; keep one",
+            ));
         }
-        (Some(json), None) => Some(RawOutput::Json(json)),
-        (None, text) => text.map(RawOutput::Text),
-    };
+        pending.invocation.raw_output = Some(RawOutput::Json(json));
+    }
     pending.invocation.id = id.ok_or_else(|| RowError::at("id", "required integer is missing"))?;
-    pending.invocation.tool_name =
-        tool_name.ok_or_else(|| RowError::at("tool_name", "required string is missing"))?;
+    if pending.texts[Text::ToolName as usize].is_none() {
+        return Err(RowError::at("tool_name", "required string is missing"));
+    }
     Ok(pending)
 }
 
@@ -193,23 +253,31 @@ fn what(value: &Bound<'_, PyAny>) -> String {
     value.get_type().name().map(|n| n.to_string()).unwrap_or_default()
 }
 
-/// A text column: `str` or `None`.
-fn string(value: &Bound<'_, PyAny>, field: &str) -> Result<Option<String>, RowError> {
+/// A text column: `str` or `None`. The `str` is kept, not copied: its UTF-8 is read later,
+/// with the GIL let go.
+fn string(value: Bound<'_, PyAny>, field: &str) -> Result<Option<PyBackedStr>, RowError> {
     if value.is_none() {
         return Ok(None);
     }
-    match value.cast::<PyString>() {
-        Ok(s) => Ok(Some(text(s).map_err(|e| RowError::of(field, e))?.into_owned())),
-        Err(_) => Err(RowError::at(field, format!("must be a str or None, not {}", what(value)))),
+    match value.cast_into::<PyString>() {
+        Ok(s) => Ok(Some(backed(s).map_err(|e| RowError::of(field, e))?)),
+        Err(e) => {
+            Err(RowError::at(field, format!("must be a str or None, not {}", what(e.into_inner().as_any()))))
+        }
     }
 }
 
-/// `created_at`: a `datetime` (or `date`) in ISO 8601, or the column's text.
+/// A `str` kept with its UTF-8 (CPython's own, cached with the object: no copy).
+fn backed(s: Bound<'_, PyString>) -> Result<PyBackedStr, NotJson> {
+    PyBackedStr::try_from(s).map_err(|_| lone_surrogate())
+}
+
+/// `created_at` when it is not a `str`: a `datetime` (or `date`) in ISO 8601.
 fn created_at(value: &Bound<'_, PyAny>) -> Result<Option<String>, RowError> {
     if classes(value.py())?.is_date_or_time(value)? {
         return Ok(Some(iso_text(value).map_err(|e| RowError::of("created_at", e))?));
     }
-    string(value, "created_at")
+    Err(RowError::at("created_at", format!("must be a str or None, not {}", what(value))))
 }
 
 /// A boolean column: `bool`, the integers 0 and 1 (SQLite and MySQL drivers return those),
@@ -269,20 +337,21 @@ fn integer(value: &Bound<'_, PyAny>, field: &str, column: Column) -> Result<Opti
 /// A JSON column: a `str` (or UTF-8 `bytes`) is the column's text; anything else is the
 /// value itself, built at once (`size` grows by the size of its JSON text).
 fn json_column(
-    value: &Bound<'_, PyAny>,
+    value: Bound<'_, PyAny>,
     field: &str,
     size: &mut usize,
 ) -> Result<Option<JsonColumn>, RowError> {
     if value.is_none() {
         return Ok(None);
     }
-    if let Ok(s) = value.cast::<PyString>() {
-        return Ok(Some(JsonColumn::Text(text(s).map_err(|e| RowError::of(field, e))?.into_owned())));
-    }
+    let value = match value.cast_into::<PyString>() {
+        Ok(s) => return Ok(Some(JsonColumn::Text(backed(s).map_err(|e| RowError::of(field, e))?))),
+        Err(e) => e.into_inner(),
+    };
     if value.is_instance_of::<pyo3::types::PyBytes>() {
-        return Ok(Some(JsonColumn::Text(utf8(value).map_err(|e| RowError::of(field, e))?)));
+        return Ok(Some(JsonColumn::Bytes(utf8(&value).map_err(|e| RowError::of(field, e))?)));
     }
-    let (json, built) = to_json(value).map_err(|e| RowError::of(field, e))?;
+    let (json, built) = to_json(&value).map_err(|e| RowError::of(field, e))?;
     *size += built;
     Ok(Some(JsonColumn::Built(json)))
 }

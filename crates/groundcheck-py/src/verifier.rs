@@ -70,6 +70,7 @@ fn read_row(py: Python<'_>, row: &Bound<'_, PyAny>, n: Option<usize>) -> PyResul
 
 /// Reads the next rows of `rows` (at most [`ROWS_A_CHUNK`]); `read` counts the rows read so
 /// far, for the row numbers of errors. Empty when `rows` is done.
+#[inline(never)] // a symbol of its own: the GIL-held read, for profiles (benches/README.md)
 fn read_chunk(py: Python<'_>, rows: &Bound<'_, PyIterator>, read: &mut usize) -> PyResult<Vec<Pending>> {
     let mut rows = rows.clone();
     let mut chunk = Vec::with_capacity(ROWS_A_CHUNK);
@@ -361,6 +362,25 @@ impl Verifier {
             });
             started.elapsed().as_secs_f64()
         })
+    }
+
+    /// Reads `rows` as `verify_run` does, chunk by chunk with the GIL held, and verifies
+    /// nothing: the serial part of `verify_run`, for profiling it (`benches/python/bench.py`,
+    /// benches/README.md). Returns how many rows were read.
+    fn _read_rows(&self, py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let rows = rows.try_iter()?;
+        let mut read = 0;
+        let mut chunks = Vec::new();
+        loop {
+            let chunk = read_chunk(py, &rows, &mut read)?;
+            if chunk.is_empty() {
+                break;
+            }
+            chunks.push(chunk);
+        }
+        // Dropped with the GIL let go, as verify_run drops them.
+        detached(py, || drop(chunks))?;
+        Ok(read)
     }
 
     fn __repr__(&self) -> String {
