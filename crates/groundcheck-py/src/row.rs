@@ -92,7 +92,7 @@ impl JsonColumn {
 
 /// The text columns of a row, in [`Pending::texts`].
 #[derive(Clone, Copy)]
-enum Text {
+enum TextColumn {
     SessionId,
     RunId,
     ToolName,
@@ -105,7 +105,7 @@ enum Text {
     RawOutputText,
 }
 
-const TEXTS: usize = Text::RawOutputText as usize + 1;
+const TEXTS: usize = TextColumn::RawOutputText as usize + 1;
 
 /// A row read from Python: its text columns still the `str` objects (their UTF-8 not copied
 /// yet), its JSON columns given as text not parsed yet.
@@ -124,11 +124,11 @@ impl Pending {
     /// The bytes of text the engine will read for this row (its raw output, preview and
     /// claim, as text or built from Python values): what the work of verifying it grows with.
     pub fn text_bytes(&self) -> usize {
-        let len = |text: Text| self.texts[text as usize].as_ref().map_or(0, |s| s.len());
+        let len = |text: TextColumn| self.texts[text as usize].as_ref().map_or(0, |s| s.len());
         self.built_bytes
             + JsonColumn::text_bytes(&self.retrieval_details)
-            + len(Text::RawOutputText)
-            + len(Text::OutputPreview)
+            + len(TextColumn::RawOutputText)
+            + len(TextColumn::OutputPreview)
     }
 
     /// The invocation, its JSON columns given as text parsed: no Python object is touched,
@@ -177,40 +177,40 @@ pub fn read(row: &Bound<'_, PyAny>) -> Result<Pending, RowError> {
         let field = key.as_ref();
         let inv = &mut pending.invocation;
         let texts = &mut pending.texts;
-        let mut text = |column: Text, value| -> Result<(), RowError> {
+        let mut text = |column: TextColumn, value| -> Result<(), RowError> {
             texts[column as usize] = string(value, field)?;
             Ok(())
         };
         let v = &value;
         match field {
             "id" => id = integer(v, field, Column::BigInt)?,
-            "session_id" => text(Text::SessionId, value)?,
-            "run_id" => text(Text::RunId, value)?,
+            "session_id" => text(TextColumn::SessionId, value)?,
+            "run_id" => text(TextColumn::RunId, value)?,
             "step_id" => inv.step_id = integer(v, field, Column::BigInt)?,
-            "tool_name" => text(Text::ToolName, value)?,
+            "tool_name" => text(TextColumn::ToolName, value)?,
             "input_params" => pending.input_params = json_column(value, field, &mut pending.built_bytes)?,
-            "output_preview" => text(Text::OutputPreview, value)?,
+            "output_preview" => text(TextColumn::OutputPreview, value)?,
             "output_length" => inv.output_length = integer(v, field, Column::Int)?,
-            "retrieval_layer" => text(Text::RetrievalLayer, value)?,
+            "retrieval_layer" => text(TextColumn::RetrievalLayer, value)?,
             "l0_match_count" => inv.l0_match_count = integer(v, field, Column::Int)?,
             "l1_match_count" => inv.l1_match_count = integer(v, field, Column::Int)?,
             "is_truncated" => inv.is_truncated = boolean(v, field)?,
-            "relevance_level" => text(Text::RelevanceLevel, value)?,
-            "dedup_reason" => text(Text::DedupReason, value)?,
+            "relevance_level" => text(TextColumn::RelevanceLevel, value)?,
+            "dedup_reason" => text(TextColumn::DedupReason, value)?,
             "retrieval_details" => {
                 pending.retrieval_details = json_column(value, field, &mut pending.built_bytes)?
             }
             "duration_ms" => inv.duration_ms = integer(v, field, Column::Int)?,
             "success" => inv.success = boolean(v, field)?,
-            "error_message" => text(Text::ErrorMessage, value)?,
+            "error_message" => text(TextColumn::ErrorMessage, value)?,
             "created_at" => {
                 // The text a DB driver returns first: a `str` is no date, no class to ask.
                 if value.is_instance_of::<PyString>() || value.is_none() {
                     pending.created_at = None;
-                    text(Text::CreatedAt, value)?;
+                    text(TextColumn::CreatedAt, value)?;
                 } else {
                     pending.created_at = created_at(v)?;
-                    text(Text::CreatedAt, v.py().None().into_bound(v.py()))?;
+                    text(TextColumn::CreatedAt, v.py().None().into_bound(v.py()))?;
                 }
             }
             "raw_output" => {
@@ -222,7 +222,7 @@ pub fn read(row: &Bound<'_, PyAny>) -> Result<Pending, RowError> {
                     Some(json)
                 }
             }
-            "raw_output_text" => text(Text::RawOutputText, value)?,
+            "raw_output_text" => text(TextColumn::RawOutputText, value)?,
             _ => {
                 return Err(RowError::at(
                     field,
@@ -233,7 +233,7 @@ pub fn read(row: &Bound<'_, PyAny>) -> Result<Pending, RowError> {
         Ok(())
     })?;
     if let Some(json) = raw_json {
-        if pending.texts[Text::RawOutputText as usize].is_some() {
+        if pending.texts[TextColumn::RawOutputText as usize].is_some() {
             return Err(RowError::at(
                 "raw_output",
                 "raw_output and raw_output_text are both given; keep one",
@@ -242,7 +242,7 @@ pub fn read(row: &Bound<'_, PyAny>) -> Result<Pending, RowError> {
         pending.invocation.raw_output = Some(RawOutput::Json(json));
     }
     pending.invocation.id = id.ok_or_else(|| RowError::at("id", "required integer is missing"))?;
-    if pending.texts[Text::ToolName as usize].is_none() {
+    if pending.texts[TextColumn::ToolName as usize].is_none() {
         return Err(RowError::at("tool_name", "required string is missing"));
     }
     Ok(pending)
