@@ -59,7 +59,13 @@ impl Store {
                 )
             }
             Engine::Postgres => {
-                let options = PgConnectOptions::from_str(url).map_err(|e| StoreError::connect(url, &e))?;
+                // Every select's optional bounds are `(CAST($n AS TIMESTAMP) IS NULL OR …)`: a
+                // generic plan, which PostgreSQL switches a prepared statement to after five
+                // runs, cannot drop them and scans every row for each batch; a custom plan sees
+                // the NULLs and uses the indexes.
+                let options = PgConnectOptions::from_str(url)
+                    .map_err(|e| StoreError::connect(url, &e))?
+                    .options([("plan_cache_mode", "force_custom_plan")]);
                 let mut connection = probe::<PgConnection>(url, engine, &options).await?;
                 let dialect = match utf8(&mut connection).await {
                     true => &dialect::POSTGRES_UTF8,
