@@ -7,7 +7,7 @@ use memchr::memmem;
 
 use super::plain::{plain, Anchor};
 use crate::document::OverLimit;
-use crate::json::{first_leaf_within, may_hold_json, FirstLeaf};
+use crate::json::{first_leaf_within, may_hold_json, unescape, FirstLeaf};
 use crate::ladder::Needle;
 use crate::normalize::normalize;
 use crate::policy::{Limit, Policy, Rung};
@@ -43,12 +43,12 @@ impl Quick {
     /// the spans that hold every run and, read as a leaf, the quote are kept.
     fn sight(&self, text: &str, needle: &Needle<'_>, max: Rung) -> Sighting {
         let Some(Anchor(runs)) = Anchor::of(needle.normalized_text()) else { return Sighting::Unknown };
-        let lower = &self.lower[..];
-        if runs.iter().take(4).any(|run| memmem::find(lower, run.as_bytes()).is_none()) {
-            return if self.plain_text(text) { Sighting::Within(Vec::new()) } else { Sighting::Unknown };
-        }
         if !self.plain_text(text) {
             return Sighting::Unknown;
+        }
+        let lower = &self.lower[..];
+        if runs.iter().take(4).any(|run| memmem::find(lower, run.as_bytes()).is_none()) {
+            return Sighting::Within(Vec::new());
         }
         let (longest, others) = (&runs[0], &runs[1..]);
         let others: Vec<memmem::Finder<'_>> = others.iter().map(memmem::Finder::new).collect();
@@ -173,34 +173,6 @@ fn holds(needle: &Needle<'_>, leaf: &str, max: Rung) -> bool {
 /// Whether the `"` at `quote` is escaped: an odd number of backslashes before it.
 fn escaped(bytes: &[u8], quote: usize) -> bool {
     bytes[..quote].iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 1
-}
-
-/// A string's content as written (no `\u` escape: the quick test's texts have none),
-/// decoded; `None` when an escape is not one of JSON's.
-fn unescape(raw: &str) -> Option<std::borrow::Cow<'_, str>> {
-    if !raw.contains('\\') {
-        return Some(raw.into());
-    }
-    let mut out = String::with_capacity(raw.len());
-    let mut chars = raw.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        out.push(match chars.next()? {
-            '"' => '"',
-            '\\' => '\\',
-            '/' => '/',
-            'b' => '\u{8}',
-            'f' => '\u{c}',
-            'n' => '\n',
-            'r' => '\r',
-            't' => '\t',
-            _ => return None,
-        });
-    }
-    Some(out.into())
 }
 
 #[cfg(test)]

@@ -514,6 +514,21 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// The value of a string's content as written between its quotes, decoded by the parser's
+/// own string rules; `None` when it is not such a content (a bad escape, a `"` or a control
+/// character). Content without a backslash is its own value. (Read through the parser's
+/// whole string path, quotes added, so that the string scanner keeps its one caller.)
+pub(crate) fn unescape(content: &str) -> Option<std::borrow::Cow<'_, str>> {
+    if !content.contains('\\') {
+        return Some(std::borrow::Cow::Borrowed(content));
+    }
+    let quoted = format!("\"{content}\"");
+    let mut p = Parser::new(&quoted);
+    let mut value = String::with_capacity(content.len());
+    p.decode_into(&mut value).ok()?;
+    (p.pos == quoted.len()).then_some(std::borrow::Cow::Owned(value))
+}
+
 /// The offset of the first byte that ends a run of plain string content — `"`, `\\` or a raw
 /// control character, which JSON forbids inside strings — or `bytes.len()`.
 ///
