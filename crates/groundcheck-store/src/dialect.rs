@@ -167,7 +167,7 @@ macro_rules! postgres_verdict_columns {
     };
 }
 
-pub(crate) const SQLITE: Dialect = Dialect {
+pub(crate) static SQLITE: Dialect = Dialect {
     select_run: sqlite_select!("t.run_id = ? AND (? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?) ORDER BY t.id"),
     select_session: sqlite_select!("t.run_id IS NULL AND t.session_id = ? AND (? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?) ORDER BY t.id"),
     select_id: sqlite_select!("t.id = ?"),
@@ -251,7 +251,7 @@ pub(crate) const SQLITE: Dialect = Dialect {
     null: "NULL",
 };
 
-pub(crate) const MYSQL: Dialect = Dialect {
+pub(crate) static MYSQL: Dialect = Dialect {
     select_run: mysql_select!("t.run_id = ? AND (? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?) ORDER BY t.id"),
     select_session: mysql_select!("t.run_id IS NULL AND t.session_id = ? AND (? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?) ORDER BY t.id"),
     select_id: mysql_select!("t.id = ?"),
@@ -316,7 +316,7 @@ pub(crate) const MYSQL: Dialect = Dialect {
     null: SQLITE.null,
 };
 
-pub(crate) const POSTGRES: Dialect = Dialect {
+pub(crate) static POSTGRES: Dialect = Dialect {
     select_run: postgres_select!(bytes, postgres_where!(run)),
     select_session: postgres_select!(bytes, postgres_where!(session)),
     select_id: postgres_select!(bytes, postgres_where!(id)),
@@ -387,7 +387,7 @@ pub(crate) const POSTGRES: Dialect = Dialect {
 /// are read as text, not copied by `convert_to` on the server first. The server sends text in
 /// the client encoding, so these bytes are the same as `convert_to(…, 'UTF8')`'s; every other
 /// statement is [`POSTGRES`]'s.
-pub(crate) const POSTGRES_UTF8: Dialect = Dialect {
+pub(crate) static POSTGRES_UTF8: Dialect = Dialect {
     select_run: postgres_select!(text, postgres_where!(run)),
     select_session: postgres_select!(text, postgres_where!(session)),
     select_id: postgres_select!(text, postgres_where!(id)),
