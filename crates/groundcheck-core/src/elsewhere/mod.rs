@@ -48,7 +48,7 @@ use crate::normalize::normalize;
 use crate::path::Selection;
 use crate::policy::{Limit, Policy, Rung};
 
-use plain::{plain, Anchor};
+use plain::{lower_case, plain, Anchor};
 use quick::Quick;
 
 /// What `elsewhere` keeps of one view for all of an invocation's refs: its leaves, read on the
@@ -152,8 +152,8 @@ impl Texts {
 impl Contents {
     /// `plain`: every leaf is known to be [`plain`] already.
     fn new(raw: Texts, read: Read, plain_text: bool) -> Contents {
-        let lower = raw.all.as_bytes().to_ascii_lowercase();
-        let not_plain = if plain_text || raw.all.is_ascii() {
+        let (lower, ascii) = lower_case(&raw.all);
+        let not_plain = if plain_text || ascii == raw.all.len() {
             Vec::new()
         } else {
             (0..raw.ends.len()).filter(|&k| !plain(raw.leaf(k))).collect()

@@ -62,6 +62,24 @@ pub(super) fn plain(leaf: &str) -> bool {
     true
 }
 
+/// `text` with ASCII letters in lower case, and the length of its start that is ASCII, to a
+/// multiple of 64 bytes: one pass over the text where copying it, lowering the copy and
+/// testing the copy for ASCII took three (issue #31). That start ends on a character
+/// boundary.
+pub(super) fn lower_case(text: &str) -> (Vec<u8>, usize) {
+    const STRETCH: usize = 64;
+    let bytes = text.as_bytes();
+    let mut lower = Vec::with_capacity(bytes.len());
+    let mut ascii = bytes.len();
+    for (k, stretch) in bytes.chunks(STRETCH).enumerate() {
+        lower.extend(stretch.iter().map(u8::to_ascii_lowercase));
+        if ascii == bytes.len() && stretch.iter().fold(0, |all, &b| all | b) >= 0x80 {
+            ascii = k * STRETCH;
+        }
+    }
+    (lower, ascii)
+}
+
 /// How many of the first bytes of `bytes` are ASCII, counted 8 at a time (a run shorter than
 /// 8 is not counted), then 32 at a time: most of a tool output is ASCII, and a byte at a time
 /// was most of the cost of [`plain`], while the runs between the ideographs of a Chinese log
@@ -110,5 +128,33 @@ mod tests {
             assert!(!plain(text), "{text}");
         }
         assert!(plain("订单服务 order-svc 调用超时 after 3000ms（重试）…"));
+    }
+
+    /// `lower_case` is the copy in lower case, and the start it calls ASCII is ASCII, ends on a
+    /// character boundary no further than 64 bytes before the first byte that is not, and
+    /// leaves `plain` the same answer on the rest.
+    #[test]
+    fn lower_case_is_the_lowered_copy_and_an_ascii_start() {
+        let long = "Order-SVC TIMEOUT after 3000ms ".repeat(9);
+        for text in [
+            String::new(),
+            "ABC".to_string(),
+            long.clone(),
+            format!("{long}调用超时"),
+            format!("{}é{long}", &long[..63]),
+            format!("{}é{long}", &long[..64]),
+            format!("{}Ａ", &long[..130]),
+            format!("超时{long}"),
+        ] {
+            let (lower, ascii) = lower_case(&text);
+            assert_eq!(lower, text.as_bytes().to_ascii_lowercase(), "{text}");
+            let first = text.bytes().position(|b| b >= 0x80).unwrap_or(text.len());
+            assert!(
+                ascii <= first && (ascii == text.len() || (ascii % 64 == 0 && first - ascii < 64)),
+                "{text}"
+            );
+            assert!(text.is_char_boundary(ascii) && text[..ascii].is_ascii(), "{text}");
+            assert_eq!(plain(&text[ascii..]), plain(&text), "{text}");
+        }
     }
 }

@@ -5,7 +5,7 @@ use std::cell::OnceCell;
 
 use memchr::memmem;
 
-use super::plain::{plain, Anchor};
+use super::plain::{lower_case, plain, Anchor};
 use crate::document::OverLimit;
 use crate::json::{first_leaf_within, may_hold_json, unescape, FirstLeaf};
 use crate::ladder::Needle;
@@ -20,6 +20,8 @@ use crate::policy::{Limit, Policy, Rung};
 pub(super) struct Quick {
     /// The text with ASCII letters in lower case.
     lower: Vec<u8>,
+    /// How much of the text's start is ASCII ([`lower_case`]): [`plain`] reads the rest.
+    ascii: usize,
     /// Whether every leaf is [`plain`] and written without `\u` escapes (the whole text is),
     /// found on the first quote whose runs are not all in the text.
     plain: OnceCell<bool>,
@@ -30,11 +32,8 @@ pub(super) struct Quick {
 
 impl Quick {
     pub(super) fn of(text: &str) -> Quick {
-        Quick {
-            lower: text.as_bytes().to_ascii_lowercase(),
-            plain: OnceCell::new(),
-            no_json: OnceCell::new(),
-        }
+        let (lower, ascii) = lower_case(text);
+        Quick { lower, ascii, plain: OnceCell::new(), no_json: OnceCell::new() }
     }
 
     /// Where in `text` (this quick test's) a leaf may hold `needle` on a rung up to `max`.
@@ -114,7 +113,9 @@ impl Quick {
     /// Whether every leaf of `text` (this quick test's) is [`plain`] and written without `\u`
     /// escapes.
     pub(super) fn plain_text(&self, text: &str) -> bool {
-        *self.plain.get_or_init(|| memmem::find(text.as_bytes(), b"\\u").is_none() && plain(text))
+        *self
+            .plain
+            .get_or_init(|| memmem::find(text.as_bytes(), b"\\u").is_none() && plain(&text[self.ascii..]))
     }
 }
 
