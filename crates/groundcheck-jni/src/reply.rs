@@ -75,6 +75,7 @@ pub type Reply = Result<String, Failure>;
 
 /// Runs `work` with panics caught, and encodes what it gave as the tagged bytes Java reads.
 pub fn guarded(work: impl FnOnce() -> Reply) -> Vec<u8> {
+    quiet_panics();
     let reply =
         catch_unwind(AssertUnwindSafe(work)).unwrap_or_else(|payload| Err(panicked(payload.as_ref())));
     match reply {
@@ -90,14 +91,34 @@ fn tagged(tag: u8, text: &str) -> Vec<u8> {
     out
 }
 
-/// A panic caught at the boundary, as the failure `INTERNAL`.
+thread_local! {
+    /// Where this thread's last panic happened, kept by the hook [`quiet_panics`] installs.
+    static PANICKED_AT: std::cell::Cell<Option<String>> = const { std::cell::Cell::new(None) };
+}
+
+/// Replaces the standard panic hook of this library (a `cdylib` has its own copy of std, so
+/// no other Rust code in the JVM is touched) with one that prints nothing and keeps where the
+/// panic happened: every panic here is caught at the boundary and reaches Java as an
+/// exception carrying that place, so the message and backtrace the standard hook writes to
+/// the JVM's standard error would only be noise in the host's logs.
+fn quiet_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        std::panic::set_hook(Box::new(|info| {
+            PANICKED_AT.set(info.location().map(|at| format!("{}:{}", at.file(), at.line())));
+        }))
+    });
+}
+
+/// A panic caught at the boundary, as the failure `INTERNAL`, with where it happened.
 pub fn panicked(payload: &(dyn std::any::Any + Send)) -> Failure {
     let what = payload
         .downcast_ref::<&str>()
         .map(|s| (*s).to_string())
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "a panic".to_string());
-    Failure::new("INTERNAL", format!("groundcheck panicked (a bug; please report the input): {what}"))
+    let at = PANICKED_AT.take().map(|at| format!(" (at {at})")).unwrap_or_default();
+    Failure::new("INTERNAL", format!("groundcheck panicked (a bug; please report the input): {what}{at}"))
 }
 
 /// `bytes` from Java as text. Java encodes with each lone surrogate already replaced, so

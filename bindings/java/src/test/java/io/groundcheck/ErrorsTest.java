@@ -88,6 +88,7 @@ class ErrorsTest {
     void aPanicInsideRustIsAnInternalErrorAndTheJvmGoesOn() {
         GroundcheckException e = fails(Kind.INTERNAL, () -> Groundcheck.panicForTest("boom"));
         assertTrue(e.getMessage().contains("boom"), e.getMessage());
+        assertTrue(e.getMessage().contains("(at crates/groundcheck-jni/src/lib.rs:"), e.getMessage());
         assertEquals(Status.SUPPORTED, VERIFIER.verifyInvocation(Support.row().build()).status());
     }
 

@@ -296,10 +296,10 @@ class HostileTest {
         }
         long heapAfter = heapAfterGc();
         long rssAfter = rssKiB();
-        System.out.printf("100,000 calls: RSS %d -> %d KiB, heap after GC %d -> %d KiB%n",
+        String seen = String.format("100,000 calls: RSS %d -> %d KiB, heap after GC %d -> %d KiB",
                 rssBefore, rssAfter, heapBefore >> 10, heapAfter >> 10);
-        assertTrue(rssAfter - rssBefore < 32 * 1024, "RSS grew by " + (rssAfter - rssBefore) + " KiB");
-        assertTrue(heapAfter - heapBefore < 8 << 20, "heap grew by " + ((heapAfter - heapBefore) >> 10) + " KiB");
+        assertTrue(rssAfter - rssBefore < 32 * 1024, seen);
+        assertTrue(heapAfter - heapBefore < 8 << 20, seen);
     }
 
     static long rssKiB() throws Exception {
