@@ -18,6 +18,11 @@ fn found(verdict: &Verdict) -> Vec<(RefOutcome, Option<&str>)> {
     verdict.refs.iter().map(|r| (r.outcome, r.matched_path.as_deref())).collect()
 }
 
+/// "At once" for a document whose naive reading explodes (9⁹ aliased nodes, or recursion and
+/// rescanning per level): a bound far above the bounded reading's time in a debug build on a
+/// loaded 2-core machine (a second bound failed there), and far below the explosion's.
+const AT_ONCE: Duration = Duration::from_secs(10);
+
 const LOGS: &str = concat!(
     r#"{"level":"info","msg":"starting worker"}"#,
     "\r\n\r\n   \n",
@@ -219,7 +224,7 @@ fn a_yaml_alias_bomb_is_limit_exceeded() {
     let v = against(&bomb, &[("$.i[0][0]", "lol"), ("$", "lol")]);
     assert_eq!(outcomes(&v), [RefOutcome::LimitExceeded, RefOutcome::Verified]);
     assert_eq!(v.warnings, [Warning::ReadAsYaml]);
-    assert!(started.elapsed() < Duration::from_secs(1), "{:?}", started.elapsed());
+    assert!(started.elapsed() < AT_ONCE, "{:?}", started.elapsed());
     // Nodes the text writes itself are not limited: a long log written out is a view.
     let written: String = (0..60_000).map(|i| format!("- msg: line {i}\n")).collect();
     assert_eq!(hit("$[59999].msg", "line 59999", &written), Some((Rung::Exact, "$[59999]['msg']".into())));
@@ -238,7 +243,7 @@ fn a_10000_deep_yaml_document_is_refused_at_once_on_a_small_stack() {
         .join()
         .unwrap();
     assert_eq!((outcomes(&v), v.warnings), (vec![RefOutcome::LimitExceeded], vec![Warning::ReadAsYaml]));
-    assert!(started.elapsed() < Duration::from_secs(1), "{:?}", started.elapsed());
+    assert!(started.elapsed() < AT_ONCE, "{:?}", started.elapsed());
 }
 
 #[test]
