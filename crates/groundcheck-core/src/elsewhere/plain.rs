@@ -63,20 +63,17 @@ pub(super) fn plain(leaf: &str) -> bool {
 }
 
 /// `text` with ASCII letters in lower case, and the length of its start that is ASCII, to a
-/// multiple of 64 bytes: one pass over the text where copying it, lowering the copy and
-/// testing the copy for ASCII took three (issue #31). That start ends on a character
-/// boundary.
+/// multiple of 64 bytes (that start ends on a character boundary). The copy is lowered as it
+/// is made, and the start is found 64 bytes at a time: copying the text, lowering the copy and
+/// testing all of it for ASCII read it three times (issue #31).
 pub(super) fn lower_case(text: &str) -> (Vec<u8>, usize) {
     const STRETCH: usize = 64;
     let bytes = text.as_bytes();
-    let mut lower = Vec::with_capacity(bytes.len());
-    let mut ascii = bytes.len();
-    for (k, stretch) in bytes.chunks(STRETCH).enumerate() {
-        lower.extend(stretch.iter().map(u8::to_ascii_lowercase));
-        if ascii == bytes.len() && stretch.iter().fold(0, |all, &b| all | b) >= 0x80 {
-            ascii = k * STRETCH;
-        }
-    }
+    let lower = bytes.iter().map(u8::to_ascii_lowercase).collect();
+    let ascii = bytes
+        .chunks(STRETCH)
+        .position(|stretch| stretch.iter().fold(0, |all, &b| all | b) >= 0x80)
+        .map_or(bytes.len(), |k| k * STRETCH);
     (lower, ascii)
 }
 

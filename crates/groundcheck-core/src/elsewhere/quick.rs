@@ -7,7 +7,7 @@ use memchr::memmem;
 
 use super::plain::{lower_case, plain, Anchor};
 use crate::document::OverLimit;
-use crate::json::{first_leaf_within, may_hold_json, unescape, FirstLeaf};
+use crate::json::{first_leaf_within, may_hold_json_unescaped, unescape, FirstLeaf};
 use crate::ladder::Needle;
 use crate::normalize::normalize;
 use crate::policy::{Limit, Policy, Rung};
@@ -25,7 +25,7 @@ pub(super) struct Quick {
     /// Whether every leaf is [`plain`] and written without `\u` escapes (the whole text is),
     /// found on the first quote whose runs are not all in the text.
     plain: OnceCell<bool>,
-    /// No string of the text can hold JSON ([`may_hold_json`]): it has no expanded view;
+    /// No string of the text can hold JSON ([`may_hold_json_unescaped`]): it has no expanded view;
     /// found on the first quote ruled out.
     no_json: OnceCell<bool>,
 }
@@ -46,14 +46,16 @@ impl Quick {
             return Sighting::Unknown;
         }
         let lower = &self.lower[..];
-        if runs.iter().take(4).any(|run| memmem::find(lower, run.as_bytes()).is_none()) {
+        let (longest, others) = (&runs[0], &runs[1..]);
+        let finder = memmem::Finder::new(longest.as_bytes());
+        // The longest run's first occurrence is where the spans start: it is searched once.
+        let Some(first) = finder.find(lower) else { return Sighting::Within(Vec::new()) };
+        if others.iter().take(3).any(|run| memmem::find(lower, run.as_bytes()).is_none()) {
             return Sighting::Within(Vec::new());
         }
-        let (longest, others) = (&runs[0], &runs[1..]);
         let others: Vec<memmem::Finder<'_>> = others.iter().map(memmem::Finder::new).collect();
-        let finder = memmem::Finder::new(longest.as_bytes());
         let mut spans = Vec::new();
-        let mut at = 0;
+        let mut at = first;
         while let Some(found) = finder.find(&lower[at..]).map(|i| at + i) {
             let span = span_around(text.as_bytes(), found, found + longest.len());
             if others.iter().all(|run| run.find(&lower[span.clone()]).is_some())
@@ -99,9 +101,9 @@ impl Quick {
     }
 
     /// Notes, once a quote is known to be in no leaf of `text`, whether the text has an
-    /// expanded view.
+    /// expanded view. Only a text found plain gets here, and a plain text has no `\u`.
     fn note_no_json(&self, text: &str) {
-        self.no_json.get_or_init(|| !may_hold_json(text));
+        self.no_json.get_or_init(|| !may_hold_json_unescaped(text));
     }
 
     /// Whether the text is known to have no expanded view (found once a quote was in none of

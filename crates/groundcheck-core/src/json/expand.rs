@@ -9,6 +9,9 @@
 //! through the replaced strings.
 
 use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use aho_corasick::packed::Searcher;
 
 use super::parse::parse_with_depth_limit;
 use super::value::clone_flat;
@@ -119,14 +122,29 @@ pub(crate) fn may_hold_json(text: &str) -> bool {
     if memchr::memmem::find(bytes, b"\\u").is_some() {
         return may_hold_json_escaped(bytes);
     }
-    // No `\u` escape: look back from each `{` and `[` over white space for a `"`.
-    memchr::memchr2_iter(b'{', b'[', bytes).any(|open| {
-        let mut i = open;
+    may_hold_json_unescaped(text)
+}
+
+/// [`may_hold_json`] of a text known to have no `\u` escape (the quick test of `elsewhere`
+/// knows it already, and saves the pass that looks for one).
+pub(crate) fn may_hold_json_unescaped(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    debug_assert!(memchr::memmem::find(bytes, b"\\u").is_none());
+    // No `\u` escape: from each `"` followed by what could begin such a string, forward over
+    // white space. A tool output has a `{` or `[` every few dozen bytes, such a `"` hardly
+    // ever: one pass for the seven pairs (a packed SIMD search) is cheaper than stopping at
+    // every bracket, or than a pass per pair (issue #31).
+    static PAIRS: LazyLock<Option<Searcher>> = LazyLock::new(|| {
+        Searcher::new([b"\"{", b"\"[", b"\" ", b"\"\\", b"\"\n", b"\"\t", b"\"\r"])
+    });
+    let Some(pairs) = PAIRS.as_ref() else { return may_hold_json_escaped(bytes) };
+    pairs.find_iter(bytes).any(|pair| {
+        let mut i = pair.start() + 1;
         loop {
-            match bytes[..i] {
-                [.., b' ' | b'\t' | b'\n' | b'\r'] => i -= 1,
-                [.., b'\\', b't' | b'n' | b'r'] => i -= 2,
-                [.., b'"'] => return true,
+            match bytes.get(i..).unwrap_or_default() {
+                [b' ' | b'\t' | b'\n' | b'\r', ..] => i += 1,
+                [b'\\', b't' | b'n' | b'r', ..] => i += 2,
+                [b'{' | b'[', ..] => return true,
                 _ => return false,
             }
         }
@@ -202,6 +220,47 @@ mod tests {
             let doc = Json::parse(text).unwrap();
             assert!(expand(Cow::Borrowed(&doc), 64).unwrap().is_some(), "{text}");
         }
+    }
+
+    /// The search by pairs answers as looking back from every bracket did, on random texts
+    /// of the characters that matter (no `\u`: that branch is the same as before).
+    #[test]
+    fn may_hold_json_answers_as_looking_back_from_each_bracket() {
+        fn looking_back(bytes: &[u8]) -> bool {
+            memchr::memchr2_iter(b'{', b'[', bytes).any(|open| {
+                let mut i = open;
+                loop {
+                    match bytes[..i] {
+                        [.., b' ' | b'\t' | b'\n' | b'\r'] => i -= 1,
+                        [.., b'\\', b't' | b'n' | b'r'] => i -= 2,
+                        [.., b'"'] => return true,
+                        _ => return false,
+                    }
+                }
+            })
+        }
+        let alphabet = b"\"\\ntr {[\n\t\ra:,]}";
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let (mut yes, mut no) = (0, 0);
+        for _ in 0..50_000 {
+            let len = (next() % 12) as usize;
+            let text: String =
+                (0..len).map(|_| char::from(alphabet[(next() % alphabet.len() as u64) as usize])).collect();
+            let expected = looking_back(text.as_bytes());
+            assert_eq!(may_hold_json(&text), expected, "{text:?}");
+            if expected {
+                yes += 1
+            } else {
+                no += 1
+            }
+        }
+        assert!(yes > 1_000 && no > 1_000, "{yes} {no}");
     }
 
     fn expanded(text: &str, max_depth: usize) -> Result<Option<String>, TooDeep> {

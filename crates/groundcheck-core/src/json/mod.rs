@@ -20,7 +20,7 @@ mod write;
 mod yaml;
 
 pub use build::JsonBuilder;
-pub(crate) use expand::{expand, may_hold_json, Expanded};
+pub(crate) use expand::{expand, may_hold_json, may_hold_json_unescaped, Expanded};
 pub(crate) use lines::{json_lines_view, LinesView};
 pub(crate) use locate::{locate, Seg, MAX_PATHS};
 pub(crate) use normalized::{join, push_index, push_name, push_steps};
