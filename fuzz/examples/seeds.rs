@@ -45,7 +45,7 @@ fn main() {
         for inv in &bundle.invocations {
             let raw = match &inv.raw_output {
                 Some(RawOutput::Json(doc)) => Some((doc.to_json_string(), true)),
-                Some(RawOutput::Text(text)) => Some((text.clone(), false)),
+                Some(raw) => raw.text().map(|text| (text.to_string(), false)),
                 None => None,
             };
             let details = inv.retrieval_details.as_ref().map(|d| d.to_json_string()).unwrap_or_default();

@@ -166,9 +166,9 @@ fn write_invocation(out: &mut String, inv: &Invocation) {
             key(out, "raw_output");
             json(out, Some(doc));
         }
-        Some(RawOutput::Text(text)) => {
+        Some(raw @ (RawOutput::Text(_) | RawOutput::Shared(_))) => {
             key(out, "raw_output_text");
-            opt_string(out, Some(text));
+            opt_string(out, raw.text());
         }
         None => {}
     }

@@ -1,5 +1,9 @@
 //! The input model: one `tool_invocation` row and its raw output.
 
+use std::fmt;
+use std::ops::Deref;
+use std::sync::Arc;
+
 use crate::json::Json;
 
 /// The tool's raw output, as far as it was captured.
@@ -11,6 +15,84 @@ pub enum RawOutput {
     /// The output's exact text as stored (`raw_output_text`, the database column). Parsed as
     /// JSON when verified; text that is not JSON is one string leaf.
     Text(String),
+    /// The output's exact text, read exactly as [`Text`](RawOutput::Text), but held by an
+    /// owner the caller shares instead of copied into a `String`: a binding keeps a tool
+    /// output in its host language's own string object, and a copy of it per row is most of
+    /// what handing a row over would cost beyond verifying it.
+    Shared(SharedText),
+}
+
+impl RawOutput {
+    /// The output's text, when it is given as text ([`Text`](RawOutput::Text) or
+    /// [`Shared`](RawOutput::Shared)): one question for callers that treat both alike.
+    pub fn text(&self) -> Option<&str> {
+        match self {
+            RawOutput::Text(text) => Some(text),
+            RawOutput::Shared(text) => Some(text),
+            RawOutput::Json(_) => None,
+        }
+    }
+}
+
+/// Text whose bytes belong to an owner shared by reference count: cloning or dropping one
+/// never copies the text, and the owner may be any type that gives its text as `&str` (a
+/// `String`, an `Arc<str>`, a binding's handle on a host-language string).
+///
+/// The owner is dropped with the last clone, on whatever thread that is: an owner whose drop
+/// must happen elsewhere (a Python object, whose reference count needs the interpreter's
+/// lock) is kept alive by the caller, who lets its own clone go last, where it may.
+///
+/// ```
+/// use groundcheck_core::SharedText;
+///
+/// let text = SharedText::new(String::from(r#"{"ok":true}"#));
+/// let again = text.clone(); // the same bytes, not a copy
+/// assert_eq!(again.as_str().as_ptr(), text.as_str().as_ptr());
+/// assert_eq!(&*text, r#"{"ok":true}"#);
+/// ```
+#[derive(Clone)]
+pub struct SharedText(Arc<dyn AsRef<str> + Send + Sync>);
+
+impl SharedText {
+    /// Text held by `owner`, which is moved behind a reference count.
+    pub fn new(owner: impl AsRef<str> + Send + Sync + 'static) -> SharedText {
+        SharedText(Arc::new(owner))
+    }
+
+    /// Text held by an owner already shared: the caller keeps its own clone of `owner` (to
+    /// decide where the owner is dropped, say) and the text is still not copied.
+    pub fn from_arc(owner: Arc<dyn AsRef<str> + Send + Sync>) -> SharedText {
+        SharedText(owner)
+    }
+
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        (*self.0).as_ref()
+    }
+}
+
+impl Deref for SharedText {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+/// Equal when the texts are: who owns them does not matter.
+impl PartialEq for SharedText {
+    fn eq(&self, other: &SharedText) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for SharedText {}
+
+/// The text, as a `String`'s `Debug` shows it.
+impl fmt::Debug for SharedText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
 }
 
 /// What looking for a row's raw output in a file beside its session found.

@@ -37,10 +37,11 @@
 //!
 //! # The public API
 //!
-//! - **Inputs**: [`Invocation`] (one `tool_invocation` row) with its [`RawOutput`] and
-//!   [`RawOutputFile`]; [`Json`], a document that keeps every number as written, and
-//!   [`JsonBuilder`] to build one from another form without writing its text; [`Bundle`],
-//!   the bundle file format; [`Run`], and [`RunSet`] to group invocations into runs.
+//! - **Inputs**: [`Invocation`] (one `tool_invocation` row) with its [`RawOutput`] (its text
+//!   owned, or a [`SharedText`] a binding shares without copying) and [`RawOutputFile`];
+//!   [`Json`], a document that keeps every number as written, and [`JsonBuilder`] to build
+//!   one from another form without writing its text; [`Bundle`], the bundle file format;
+//!   [`Run`], and [`RunSet`] to group invocations into runs.
 //! - **Policy**: [`Policy`] with [`Require`], the loosest [`Rung`], the fuzzy rung's
 //!   [`Score`] and the [`Limits`].
 //! - **Verifying**: [`Verifier`] — built once under a policy, it verifies one invocation
@@ -98,7 +99,7 @@ pub mod view;
 
 pub use crate::bundle::Bundle;
 pub use crate::error::{Error, ErrorKind, Position};
-pub use crate::invocation::{Invocation, RawOutput, RawOutputFile};
+pub use crate::invocation::{Invocation, RawOutput, RawOutputFile, SharedText};
 pub use crate::json::{Json, JsonBuilder};
 pub use crate::policy::{Limit, Limits, Policy, Require, Rung};
 pub use crate::report::{

@@ -143,10 +143,17 @@ fn write_json(value: &Bound<'_, PyAny>, out: &mut JsonBuilder) -> Result<usize, 
         }
         open.push(id);
         size += 2;
+        // How many children follow, when Python knows it without running a container's own
+        // code: the builder's room for them, allocated once.
+        let len = value
+            .cast_exact::<PyList>()
+            .map(|l| l.len())
+            .or_else(|_| value.cast_exact::<PyDict>().map(|d| d.len()))
+            .unwrap_or(0);
         if array {
-            out.begin_array();
+            out.begin_array_with_capacity(len);
         } else {
-            out.begin_object();
+            out.begin_object_with_capacity(len);
         }
         steps.push(Step::Close);
         let first = steps.len();
@@ -235,16 +242,70 @@ fn write_common_scalar(value: &Bound<'_, PyAny>, out: &mut JsonBuilder) -> Resul
         if !f.is_finite() {
             return Err(NotJson::Value(format!("{f} is not a JSON number")));
         }
-        // Python's own shortest text (`1e+16`, `0.1`), from a plain float: a subclass's
+        // Python's own shortest text (`1e+16`, `0.1`) of the float's value: a subclass's
         // `__repr__` is not asked.
-        let repr = PyFloat::new(value.py(), f).repr()?;
-        let repr = text(&repr)?;
+        let repr = float_repr(f);
         out.number(&repr);
         repr.len()
     } else {
         return Ok(None);
     };
     Ok(Some(len))
+}
+
+/// What Python's `repr` writes for a finite float (`0.95`, `1e+16`, `1e-05`, `-0.0`,
+/// `100.0`), without asking Python: the shortest digits that read back as the same float,
+/// the closest such, a tie to the even digit (Ryu's choice, and Python's), laid out by
+/// `repr`'s rule — exponent notation when the decimal point would fall more than 16 digits
+/// right of the first digit or 4 or more zeros left of it, else positional with at least
+/// one digit after the point. Python's own path (`_Py_dg_dtoa`) costs several times more,
+/// and a tool's JSON output is often mostly numbers. (Rust's own shortest formatting is not
+/// it: it breaks a tie upwards, `-1723134297266376.3` where `repr` writes `.2`.)
+fn float_repr(f: f64) -> String {
+    use std::fmt::Write;
+    let mut buffer = ryu::Buffer::new();
+    let written = buffer.format_finite(f.abs());
+    // Ryu's own layout (`1e16`, `1.5e-7`, `0.001`, `123.0`) read back as digits and the
+    // place of the decimal point.
+    let (mantissa, exponent) = written.split_once(['e', 'E']).unwrap_or((written, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let mut point = whole.len() as i32 + exponent;
+    let all = format!("{whole}{fraction}");
+    let leading = all.len() - all.trim_start_matches('0').len();
+    point -= leading as i32;
+    let digits = all.trim_matches('0');
+    let (digits, point) = if digits.is_empty() { ("0", 1) } else { (digits, point) };
+    let mut out = String::with_capacity(digits.len() + 8);
+    if f.is_sign_negative() {
+        out.push('-');
+    }
+    if !(-3..=16).contains(&point) {
+        out.push_str(&digits[..1]);
+        if digits.len() > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        let exponent = point - 1;
+        let sign = if exponent < 0 { '-' } else { '+' };
+        let _ = write!(out, "e{sign}{:02}", exponent.unsigned_abs());
+    } else if point <= 0 {
+        out.push_str("0.");
+        out.extend(std::iter::repeat_n('0', point.unsigned_abs() as usize));
+        out.push_str(digits);
+    } else {
+        let point = point as usize;
+        if point >= digits.len() {
+            out.push_str(digits);
+            out.extend(std::iter::repeat_n('0', point - digits.len()));
+            out.push_str(".0");
+        } else {
+            out.push_str(&digits[..point]);
+            out.push('.');
+            out.push_str(&digits[point..]);
+        }
+    }
+    out
 }
 
 /// Builds an `int`, in decimal; returns the length of its text.

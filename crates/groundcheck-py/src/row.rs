@@ -14,10 +14,14 @@
 //! dict, a JSON column given as a dict) is built into the engine's document at once, and a
 //! `str` — a text column, `raw_output_text`, a JSON column given as text — is kept as the
 //! `str` object itself ([`PyBackedStr`]: a reference and its UTF-8, which CPython keeps with
-//! the object), not copied: [`Pending::finish`] copies it into the invocation and parses the
-//! JSON text once the GIL is let go, on the thread that verifies the row.
+//! the object), not copied: [`Pending::finish`] parses the JSON text once the GIL is let go,
+//! on the thread that verifies the row, copies the short text columns into the invocation
+//! and shares the raw output's text with its `str` (no copy); the `str`s come back to be let
+//! go with the GIL held ([`Held`]).
 
-use groundcheck_core::{Invocation, Json, RawOutput};
+use std::sync::Arc;
+
+use groundcheck_core::{Invocation, Json, RawOutput, SharedText};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyBool, PyInt, PyString};
@@ -67,24 +71,33 @@ impl From<NotJson> for RowError {
 enum JsonColumn {
     Built(Json),
     Text(PyBackedStr),
-    /// UTF-8 `bytes`, copied.
-    Bytes(String),
+    /// UTF-8 `bytes`, copied; or, in a [`Stored`] row, the column's text owned.
+    Owned(String),
 }
 
 impl JsonColumn {
-    /// The column's value; `None` for JSON `null`, as in a bundle.
-    fn parse(self) -> Option<Json> {
+    /// The column's value (`None` for JSON `null`, as in a bundle), and the `str` it was
+    /// parsed from, which the caller lets go with the GIL held ([`Held`]).
+    fn parse(self) -> (Option<Json>, Option<PyBackedStr>) {
         match self {
-            JsonColumn::Built(json) => (!json.is_null()).then_some(json),
-            JsonColumn::Text(text) => Json::from_column(&text),
-            JsonColumn::Bytes(text) => Json::from_column(&text),
+            JsonColumn::Built(json) => ((!json.is_null()).then_some(json), None),
+            JsonColumn::Text(text) => (Json::from_column(&text), Some(text)),
+            JsonColumn::Owned(text) => (Json::from_column(&text), None),
+        }
+    }
+
+    /// The column with its text owned (copied out of the `str`), the `str` given back.
+    fn owned(self) -> (Option<JsonColumn>, Option<PyBackedStr>) {
+        match self {
+            JsonColumn::Text(text) => (Some(JsonColumn::Owned(String::from(&*text))), Some(text)),
+            column => (Some(column), None),
         }
     }
 
     fn text_bytes(column: &Option<JsonColumn>) -> usize {
         match column {
             Some(JsonColumn::Text(text)) => text.len(),
-            Some(JsonColumn::Bytes(text)) => text.len(),
+            Some(JsonColumn::Owned(text)) => text.len(),
             _ => 0,
         }
     }
@@ -118,6 +131,43 @@ pub struct Pending {
     retrieval_details: Option<JsonColumn>,
     /// The size of the JSON text of the values built from Python objects, about.
     built_bytes: usize,
+    /// A `raw_output` value, built into the engine's document.
+    raw_value: Option<Json>,
+}
+
+/// The Python `str`s an invocation was read from, once it no longer needs them: to be
+/// dropped with the GIL held. A reference to a Python object let go without the GIL is not
+/// let go at once: PyO3 queues it, under a lock every thread shares, until some thread next
+/// takes the GIL — a cost a row, paid on the threads that verify. Dropped with the GIL held,
+/// each is one decrement of a reference count.
+///
+/// The raw output's `str` is shared with the invocation (`RawOutput::Shared`): this clone is
+/// the one to be let go last, so that the `str` itself is let go here, with the GIL held,
+/// once the invocation (dropped first, on the thread that verified it) is gone.
+#[must_use = "dropped with the GIL held (see `Held`)"]
+pub struct Held {
+    _texts: [Option<PyBackedStr>; TEXTS],
+    _raw_output_text: Option<Arc<PyBackedStr>>,
+    _columns: [Option<PyBackedStr>; 2],
+}
+
+/// A row as a Rust program reading the table holds it: every text its own `String`, the
+/// raw output and the JSON columns still their text. What `Verifier._time_verify_run` (the
+/// floor of `verify_run`) starts from.
+pub struct Stored {
+    invocation: Invocation,
+    input_params: Option<JsonColumn>,
+    retrieval_details: Option<JsonColumn>,
+}
+
+impl Stored {
+    /// The invocation, its JSON columns parsed, as the store's rows become invocations.
+    pub fn finish(self) -> Invocation {
+        let mut inv = self.invocation;
+        inv.input_params = self.input_params.and_then(|c| c.parse().0);
+        inv.retrieval_details = self.retrieval_details.and_then(|c| c.parse().0);
+        inv
+    }
 }
 
 impl Pending {
@@ -132,30 +182,67 @@ impl Pending {
     }
 
     /// The invocation, its JSON columns given as text parsed: no Python object is touched,
-    /// so this runs with the GIL let go. A `raw_output` value was built into the engine's
-    /// document when read, as a bundle's inline `raw_output` is parsed, so neither is bound
-    /// by `max_output_bytes`; the verdict is the bundle's.
-    pub fn finish(self) -> Invocation {
-        let mut inv = self.invocation;
-        let [session_id, run_id, tool_name, output_preview, retrieval_layer, relevance_level, dedup_reason, error_message, created_at, raw_output_text] =
-            self.texts.map(|text| text.map(|s| String::from(&*s)));
-        inv.session_id = session_id;
-        inv.run_id = run_id;
-        // Required: a row without it was refused when read.
-        inv.tool_name = tool_name.unwrap_or_default();
-        inv.output_preview = output_preview;
-        inv.retrieval_layer = retrieval_layer;
-        inv.relevance_level = relevance_level;
-        inv.dedup_reason = dedup_reason;
-        inv.error_message = error_message;
-        inv.created_at = self.created_at.or(created_at);
-        if let Some(text) = raw_output_text {
-            inv.raw_output = Some(RawOutput::Text(text));
+    /// so this runs with the GIL let go. The raw output's text is shared with its `str`, not
+    /// copied ([`RawOutput::Shared`]); the other text columns, short, are copied. A
+    /// `raw_output` value was built into the engine's document when read, as a bundle's
+    /// inline `raw_output` is parsed, so neither is bound by `max_output_bytes`; the verdict
+    /// is the bundle's. The `str`s come back as [`Held`], to be let go with the GIL held,
+    /// after the invocation.
+    pub fn finish(self) -> (Invocation, Held) {
+        let Pending {
+            mut invocation, mut texts, created_at, input_params, retrieval_details, raw_value, ..
+        } = self;
+        invocation.raw_output = raw_value.map(RawOutput::Json);
+        let raw = texts[TextColumn::RawOutputText as usize].take().map(Arc::new);
+        copy_texts(&mut invocation, &texts, created_at);
+        if let Some(raw) = &raw {
+            let owner: Arc<dyn AsRef<str> + Send + Sync> = raw.clone();
+            invocation.raw_output = Some(RawOutput::Shared(SharedText::from_arc(owner)));
         }
-        inv.input_params = self.input_params.and_then(JsonColumn::parse);
-        inv.retrieval_details = self.retrieval_details.and_then(JsonColumn::parse);
-        inv
+        let (input_params, params_text) = input_params.map_or((None, None), JsonColumn::parse);
+        let (retrieval_details, details_text) = retrieval_details.map_or((None, None), JsonColumn::parse);
+        invocation.input_params = input_params;
+        invocation.retrieval_details = retrieval_details;
+        (invocation, Held { _texts: texts, _raw_output_text: raw, _columns: [params_text, details_text] })
     }
+
+    /// The row as a Rust program reading the table holds it ([`Stored`]): every text copied
+    /// into a `String`, the raw output's too, the JSON columns not parsed yet.
+    pub fn stored(self) -> (Stored, Held) {
+        let Pending {
+            mut invocation, mut texts, created_at, input_params, retrieval_details, raw_value, ..
+        } = self;
+        // A Rust program holds a tool's output as the text a database or the tool gave it.
+        invocation.raw_output = raw_value.map(|json| RawOutput::Text(json.to_json_string()));
+        let raw = texts[TextColumn::RawOutputText as usize].take();
+        copy_texts(&mut invocation, &texts, created_at);
+        if let Some(raw) = &raw {
+            invocation.raw_output = Some(RawOutput::Text(String::from(&**raw)));
+        }
+        let (input_params, params_text) = input_params.map_or((None, None), JsonColumn::owned);
+        let (retrieval_details, details_text) = retrieval_details.map_or((None, None), JsonColumn::owned);
+        let held = Held {
+            _texts: texts,
+            _raw_output_text: raw.map(Arc::new),
+            _columns: [params_text, details_text],
+        };
+        (Stored { invocation, input_params, retrieval_details }, held)
+    }
+}
+
+/// The text columns (but the raw output's) copied into `inv`.
+fn copy_texts(inv: &mut Invocation, texts: &[Option<PyBackedStr>; TEXTS], created_at: Option<String>) {
+    let copy = |column: TextColumn| texts[column as usize].as_deref().map(String::from);
+    inv.session_id = copy(TextColumn::SessionId);
+    inv.run_id = copy(TextColumn::RunId);
+    // Required: a row without it was refused when read.
+    inv.tool_name = copy(TextColumn::ToolName).unwrap_or_default();
+    inv.output_preview = copy(TextColumn::OutputPreview);
+    inv.retrieval_layer = copy(TextColumn::RetrievalLayer);
+    inv.relevance_level = copy(TextColumn::RelevanceLevel);
+    inv.dedup_reason = copy(TextColumn::DedupReason);
+    inv.error_message = copy(TextColumn::ErrorMessage);
+    inv.created_at = created_at.or_else(|| copy(TextColumn::CreatedAt));
 }
 
 /// Reads `row` (a mapping of `tool_invocation` columns).
@@ -170,8 +257,9 @@ pub fn read(row: &Bound<'_, PyAny>) -> Result<Pending, RowError> {
         input_params: None,
         retrieval_details: None,
         built_bytes: 0,
+        raw_value: None,
     };
-    let (mut id, mut raw_json) = (None, None);
+    let mut id = None;
     for_each_member(row, |key, value| {
         let key = text(&key).map_err(|e| RowError::of("row", e))?;
         let field = key.as_ref();
@@ -214,7 +302,7 @@ pub fn read(row: &Bound<'_, PyAny>) -> Result<Pending, RowError> {
                 }
             }
             "raw_output" => {
-                raw_json = if v.is_none() {
+                pending.raw_value = if v.is_none() {
                     None
                 } else {
                     let (json, size) = to_json(v).map_err(|e| RowError::of(field, e))?;
@@ -232,14 +320,8 @@ pub fn read(row: &Bound<'_, PyAny>) -> Result<Pending, RowError> {
         }
         Ok(())
     })?;
-    if let Some(json) = raw_json {
-        if pending.texts[TextColumn::RawOutputText as usize].is_some() {
-            return Err(RowError::at(
-                "raw_output",
-                "raw_output and raw_output_text are both given; keep one",
-            ));
-        }
-        pending.invocation.raw_output = Some(RawOutput::Json(json));
+    if pending.raw_value.is_some() && pending.texts[TextColumn::RawOutputText as usize].is_some() {
+        return Err(RowError::at("raw_output", "raw_output and raw_output_text are both given; keep one"));
     }
     pending.invocation.id = id.ok_or_else(|| RowError::at("id", "required integer is missing"))?;
     if pending.texts[TextColumn::ToolName as usize].is_none() {
@@ -349,7 +431,7 @@ fn json_column(
         Err(e) => e.into_inner(),
     };
     if value.is_instance_of::<pyo3::types::PyBytes>() {
-        return Ok(Some(JsonColumn::Bytes(utf8(&value).map_err(|e| RowError::of(field, e))?)));
+        return Ok(Some(JsonColumn::Owned(utf8(&value).map_err(|e| RowError::of(field, e))?)));
     }
     let (json, built) = to_json(&value).map_err(|e| RowError::of(field, e))?;
     *size += built;

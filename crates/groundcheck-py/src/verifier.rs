@@ -1,8 +1,9 @@
 //! `Verifier`: the engine under one policy, built once and shared by every thread of a
 //! Python program. Rows are read while the GIL is held (they are Python objects), and only
-//! copied out; parsing their JSON text and verifying run with the GIL released — for a run,
+//! taken out; parsing their JSON text and verifying run with the GIL released — for a run,
 //! on rayon, a chunk of rows verified while the next is read — so other Python threads keep
-//! running. Every call is guarded: a Rust panic becomes `InternalError`.
+//! running. The `str`s a row was read from are let go with the GIL held again ([`Held`]).
+//! Every call is guarded: a Rust panic becomes `InternalError`.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
@@ -20,7 +21,7 @@ use rayon::prelude::*;
 use crate::errors::{from_core, invalid_row, panicked, raise};
 use crate::policy::Policy;
 use crate::results::{Report, Verdict};
-use crate::row::{self, Pending, RowError};
+use crate::row::{self, Held, Pending, RowError};
 
 /// The engine under one policy, built once and shared by every thread; `raw_outputs` is a
 /// template for rows without a raw output of their own, as `--raw-outputs`:
@@ -106,13 +107,15 @@ impl Verifier {
     }
 
     /// The verdict of a row read, with the keys of its run: its file looked up first, when
-    /// the verifier has a template.
-    fn verify_pending(&self, pending: Pending) -> Keyed {
-        let mut invocation = [pending.finish()];
+    /// the verifier has a template. The invocation is dropped here; what it was read from
+    /// comes back, to be let go with the GIL held.
+    fn verify_pending(&self, pending: Pending) -> (Keyed, Held) {
+        let (invocation, held) = pending.finish();
+        let mut invocation = [invocation];
         self.attach(&mut invocation);
         let [invocation] = invocation;
         let verdict = self.core.verify(&invocation);
-        (invocation.run_id, invocation.session_id, verdict)
+        ((invocation.run_id, invocation.session_id, verdict), held)
     }
 
     /// The report of runs, on this verifier's threads.
@@ -156,31 +159,41 @@ impl Verifier {
             if chunk.is_empty() {
                 break;
             }
-            let done =
-                detached(py, || chunk.into_iter().map(|p| self.verify_pending(p)).collect::<Vec<_>>())?;
+            let (done, held): (Vec<Keyed>, Vec<Held>) =
+                detached(py, || chunk.into_iter().map(|p| self.verify_pending(p)).unzip())?;
             verdicts.extend(done);
+            drop(held); // the GIL is held again
         }
         let report = detached(py, || into_report(verdicts))?;
         Ok(Report::new(report.map_err(|e| from_core(py, &e))?))
     }
 
     /// Reads `rows` a chunk at a time, taking the GIL for each, and spawns each chunk's
-    /// verification on `scope`; each chunk's verdicts land in `done` with the chunk's index.
+    /// verification on `scope`; each chunk's verdicts land in `done` with the chunk's index,
+    /// and what its rows were read from in `held`, let go by this thread when it next holds
+    /// the GIL.
     fn read_chunks<'s>(
         &'s self,
         scope: &rayon::Scope<'s>,
         rows: &'s Py<PyIterator>,
         done: &'s Mutex<Vec<(usize, Vec<Keyed>)>>,
+        held: &'s Mutex<Vec<Held>>,
     ) -> PyResult<()> {
         let mut read = 0;
         for index in 0.. {
-            let chunk = Python::attach(|py| read_chunk(py, rows.bind(py), &mut read))?;
+            let chunk = Python::attach(|py| {
+                drop(std::mem::take(&mut *held.lock().unwrap_or_else(|e| e.into_inner())));
+                read_chunk(py, rows.bind(py), &mut read)
+            })?;
             if chunk.is_empty() {
                 break;
             }
             scope.spawn(move |_| {
-                let verdicts: Vec<Keyed> = chunk.into_par_iter().map(|p| self.verify_pending(p)).collect();
+                let done_here: Vec<(Keyed, Held)> =
+                    chunk.into_par_iter().map(|p| self.verify_pending(p)).collect();
+                let (verdicts, chunk_held): (Vec<Keyed>, Vec<Held>) = done_here.into_iter().unzip();
                 done.lock().unwrap_or_else(|e| e.into_inner()).push((index, verdicts));
+                held.lock().unwrap_or_else(|e| e.into_inner()).extend(chunk_held);
             });
         }
         Ok(())
@@ -191,15 +204,19 @@ impl Verifier {
     fn run_overlapped(&self, py: Python<'_>, rows: &Bound<'_, PyIterator>) -> PyResult<Report> {
         let rows = rows.clone().unbind();
         let done = Mutex::new(Vec::new());
+        let held = Mutex::new(Vec::new());
         let (read, report) = detached(py, || {
             let read = match &self.threads {
-                Threads::Pool(pool, _) => pool.in_place_scope(|scope| self.read_chunks(scope, &rows, &done)),
-                _ => rayon::in_place_scope(|scope| self.read_chunks(scope, &rows, &done)),
+                Threads::Pool(pool, _) => {
+                    pool.in_place_scope(|scope| self.read_chunks(scope, &rows, &done, &held))
+                }
+                _ => rayon::in_place_scope(|scope| self.read_chunks(scope, &rows, &done, &held)),
             };
             let mut done = done.into_inner().unwrap_or_else(|e| e.into_inner());
             done.sort_unstable_by_key(|(index, _)| *index);
             (read, into_report(done.into_iter().flat_map(|(_, verdicts)| verdicts)))
         })?;
+        drop(held); // the GIL is held again
         read?;
         Ok(Report::new(report.map_err(|e| from_core(py, &e))?))
     }
@@ -272,15 +289,20 @@ impl Verifier {
     fn verify_invocation(&self, py: Python<'_>, row: &Bound<'_, PyAny>) -> PyResult<Verdict> {
         let pending = read_row(py, row, None)?;
         let small = pending_is_small(&pending) && self.raw_outputs.is_none();
-        let work = || Verdict::one(self.verify_pending(pending).2);
+        let work = || {
+            let ((_, _, verdict), held) = self.verify_pending(pending);
+            (Verdict::one(verdict), held)
+        };
         // A small row is verified faster than another thread wakes up and takes the GIL
         // over: letting it go would only make threads queue for it.
         // A larger row, or a raw-output file to read, is verified with the GIL let go.
-        if small {
-            catch_unwind(AssertUnwindSafe(work)).map_err(|payload| panicked(py, payload.as_ref()))
+        let (verdict, held) = if small {
+            catch_unwind(AssertUnwindSafe(work)).map_err(|payload| panicked(py, payload.as_ref()))?
         } else {
-            detached(py, work)
-        }
+            detached(py, work)?
+        };
+        drop(held); // with the GIL held
+        Ok(verdict)
     }
 
     /// The report of rows (any iterable of mappings, a generator too) grouped into runs (by
@@ -327,11 +349,11 @@ impl Verifier {
         n: usize,
         form: Option<&str>,
     ) -> PyResult<f64> {
-        let mut invocation = read_row(py, row, None)?.finish();
+        let (mut invocation, _held) = read_row(py, row, None)?.finish();
         invocation.raw_output = match (form, invocation.raw_output.take()) {
             (Some("text"), Some(RawOutput::Json(json))) => Some(RawOutput::Text(json.to_json_string())),
-            (Some("tree"), Some(RawOutput::Text(text))) => {
-                Some(Json::parse(&text).map_or(RawOutput::Text(text), RawOutput::Json))
+            (Some("tree"), Some(raw)) if raw.text().is_some() => {
+                Some(Json::parse(raw.text().unwrap_or_default()).map_or(raw, RawOutput::Json))
             }
             (_, raw) => raw,
         };
@@ -344,24 +366,40 @@ impl Verifier {
         })
     }
 
-    /// Seconds for the engine alone to verify `rows` (read once, grouped into runs), as a
-    /// Rust program holding the same invocations would: the floor of `verify_run`'s
-    /// throughput (`benches/python/bench.py`).
+    /// Seconds for a Rust program to verify `rows` as a database gives it them (every text
+    /// its own `String`, the JSON columns their text), on this verifier's threads: the JSON
+    /// columns parsed (as the store's rows become invocations), the rows grouped into runs,
+    /// verified and dropped. The floor of `verify_run`'s throughput (`benches/python/bench.py`
+    /// says why the parse belongs to it); the rows are read from Python before the clock
+    /// starts.
     fn _time_verify_run(&self, py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<f64> {
-        let mut runs = RunSet::default();
+        let mut stored = Vec::new();
         for row in rows.try_iter()? {
-            let invocation = read_row(py, &row?, None)?.finish();
-            runs.push(invocation).map_err(|e| from_core(py, &e))?;
+            stored.push(read_row(py, &row?, None)?.stored().0);
         }
-        let runs = runs.into_runs();
-        detached(py, || {
+        let (seconds, grouped) = detached(py, || {
             let started = std::time::Instant::now();
-            std::hint::black_box(match &self.threads {
-                Threads::Pool(pool, _) => pool.install(|| self.core.verify_runs(std::hint::black_box(&runs))),
-                _ => self.core.verify_runs(std::hint::black_box(&runs)),
-            });
-            started.elapsed().as_secs_f64()
-        })
+            let work = || -> Result<(), groundcheck_core::Error> {
+                let invocations: Vec<Invocation> = match self.threads {
+                    Threads::One => stored.into_iter().map(row::Stored::finish).collect(),
+                    _ => stored.into_par_iter().map(row::Stored::finish).collect(),
+                };
+                let mut runs = RunSet::default();
+                for inv in invocations {
+                    runs.push(inv)?;
+                }
+                let mut runs = runs.into_runs();
+                drop(std::hint::black_box(self.verify_runs(std::hint::black_box(&mut runs))));
+                Ok(())
+            };
+            let grouped = match &self.threads {
+                Threads::Pool(pool, _) => pool.install(work),
+                _ => work(),
+            };
+            (started.elapsed().as_secs_f64(), grouped)
+        })?;
+        grouped.map_err(|e| from_core(py, &e))?;
+        Ok(seconds)
     }
 
     /// Reads `rows` as `verify_run` does, chunk by chunk with the GIL held, and verifies
@@ -378,8 +416,8 @@ impl Verifier {
             }
             chunks.push(chunk);
         }
-        // Dropped with the GIL let go, as verify_run drops them.
-        detached(py, || drop(chunks))?;
+        // Let go with the GIL held, as verify_run lets go of the `str`s a row was read from.
+        drop(chunks);
         Ok(read)
     }
 

@@ -224,6 +224,101 @@ def test_a_decimal_keeps_its_text_as_written() -> None:
     assert groundcheck.verify_invocation(row(retrieval_details=details, raw_output={"ratio": 0.95})).status == "unsupported"
 
 
+def outputs_of_every_size_and_kind() -> list[Any]:
+    """Raw outputs a row may give as values, small and large, with strings that need escaping
+    in JSON text, numbers of every kind, tuples, empty containers and nesting."""
+    awkward = 'say "no" \\ back\\slash\ttab\nline\x00nul\x1f é ☃ 🎉 \u2028'
+    small: dict[str, Any] = {
+        "logs": [{"message": awkward, "n": -12, "big": 10**30, "ratio": decimal.Decimal("0.950"), "f": 1e16}],
+        "empty": [{}, [], ()],
+        "flags": (True, False, None),
+    }
+    large = {"logs": [{"ts": f"2026-11-30T10:00:{i % 60:02}Z", "message": f"{awkward} #{i}"} for i in range(400)]}
+    deep: Any = awkward
+    for _ in range(40):
+        deep = {"d": [deep]}
+    return [small, large, {"deep": deep, "pad": "x" * 20_000}, [awkward] * 3, awkward, 7]
+
+
+@pytest.mark.parametrize("output", outputs_of_every_size_and_kind(), ids=["small", "large", "deep", "list", "string", "number"])
+def test_a_raw_output_value_verifies_as_the_same_value_in_a_bundle(output: Any) -> None:
+    # Built from Python objects, the value verifies as the bundle's inline raw_output: the
+    # same refs found at the same paths, the same misses.
+    paths = ["$.logs[0].message", "$.logs[399].message", "$.logs[*].ratio", "$..d[0]", "$[2]", "$", "$.nowhere"]
+    quotes = ['say "no"', "\u2028", "0.950", "🎉 #399", "nul\x1f", "7", "absent text"]
+    refs = [{"raw_path": p, "text": q} for p in paths for q in quotes]
+    details = {"evidence_status": "supported", "evidence_refs": refs}
+    policy = groundcheck.Policy(limits=groundcheck.Limits(max_refs=len(refs)))
+    as_value = groundcheck.verify_invocation(row(retrieval_details=details, raw_output=output), policy=policy)
+    bundle = {"invocations": [{"id": 1, "tool_name": "query_logs", "retrieval_details": details, "raw_output": output}]}
+    # A Decimal written as its own text (json.dumps has no way to), through a marker.
+    text = json.dumps(bundle, default=lambda d: f"<decimal {d}>").replace('"<decimal 0.950>"', "0.950")
+    in_bundle = groundcheck.verify_bundle_json(text, policy=policy).runs[0].invocations[0]
+    assert as_value.to_json() == in_bundle.to_json()
+
+
+def test_a_raw_output_value_is_not_bound_by_max_output_bytes_whatever_its_size() -> None:
+    # As a bundle's inline raw_output: the limit is on text the engine is given, and a value
+    # is not text. Given as text, the same output is over the limit.
+    policy = groundcheck.Policy(limits=groundcheck.Limits(max_output_bytes=100))
+    for output in outputs_of_every_size_and_kind()[:2]:
+        details = {"evidence_refs": [{"raw_path": "$.logs[0].message", "text": 'say "no"'}]}
+        verdict = groundcheck.verify_invocation(row(retrieval_details=details, raw_output=output), policy=policy)
+        assert verdict.status == "supported"
+        text = row(retrieval_details=details, raw_output_text=json.dumps(output, default=str))
+        del text["raw_output"]
+        assert groundcheck.verify_invocation(text, policy=policy).refs[0].limit == "output_size"
+
+
+def test_a_number_whose_text_is_not_json_is_refused_in_a_value_of_any_size() -> None:
+    class Odd(decimal.Decimal):
+        def __str__(self) -> str:
+            return "0x1F"
+
+    for output in ({"x": Odd(1)}, {"x": Odd(1), "pad": ["y" * 100] * 100}):
+        with pytest.raises(groundcheck.InvalidRowError, match="raw_output: a number that is not a JSON number"):
+            groundcheck.verify_invocation(row(raw_output=output))
+
+
+@pytest.mark.parametrize("threads", [None, 1, 2])
+def test_the_strs_a_row_is_read_from_are_let_go(threads: int | None) -> None:
+    # The raw output's text is shared with its str, not copied; the binding gives every
+    # reference back, whichever thread verified the row.
+    import sys
+
+    verifier = groundcheck.Verifier(threads=threads)
+    texts = [json.dumps({"logs": [{"message": f"connection refused {i}" + "." * (i * 97)}]}) for i in range(70)]
+    details = json.dumps({"evidence_refs": [{"raw_path": "$.logs[0].message", "text": "connection refused"}]})
+    rows = [{"id": i, "tool_name": "t", "run_id": "r", "retrieval_details": details, "raw_output_text": t} for i, t in enumerate(texts)]
+    before = [sys.getrefcount(t) for t in texts] + [sys.getrefcount(details)]
+    for _ in range(3):
+        report = verifier.verify_run(rows)
+        assert report.runs[0].summary.supported == len(rows)
+        for r in rows:
+            assert verifier.verify_invocation(r).status == "supported"
+    del report
+    assert [sys.getrefcount(t) for t in texts] + [sys.getrefcount(details)] == before
+
+
+def test_a_float_is_written_as_python_s_repr_writes_it() -> None:
+    # The binding writes a float's text itself; it must be repr's, digit for digit: random
+    # bit patterns (every exponent), and the edges of repr's layout and of the format.
+    import random
+    import struct
+
+    rng = random.Random(26)
+    floats = [struct.unpack("<d", rng.getrandbits(64).to_bytes(8, "little"))[0] for _ in range(100_000)]
+    floats += [rng.uniform(-1e6, 1e6) for _ in range(20_000)] + [rng.random() for _ in range(20_000)]
+    floats += [0.0, -0.0, 1.0, -1.0, 0.1, 0.95, 1e15, 1e16, 9999999999999998.0, 1e-4, 1e-5, 0.00012345, 5e-324,
+               2.2250738585072014e-308, 1.7976931348623157e308, 2.0**53, 2.0**53 + 2, 123456789012345680.0, 1/3]
+    floats = [f for f in floats if f == f and abs(f) != float("inf")]
+    from groundcheck._groundcheck import _resolve
+
+    for start in range(0, len(floats), 1000):
+        some = floats[start : start + 1000]
+        assert [text for _, text, _, _ in _resolve(some, "$[*]")] == [repr(f) for f in some]
+
+
 def test_yaml_and_json_lines_outputs_are_read_on_their_view() -> None:
     pod = "status:\n  containerStatuses:\n  - lastState:\n      terminated:\n        exitCode: 137\n        reason: OOMKilled\n"
     refs = {"evidence_refs": [{"raw_path": "$.status.containerStatuses[0].lastState.terminated.exitCode", "text": "137"}]}

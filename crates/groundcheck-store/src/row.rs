@@ -99,6 +99,7 @@ impl StoredRow {
             raw_output: inv.raw_output.as_ref().map(|raw| match raw {
                 RawOutput::Json(doc) => doc.to_json_string(),
                 RawOutput::Text(text) => text.clone(),
+                RawOutput::Shared(text) => text.to_string(),
             }),
             invalid_utf8: false,
         })

@@ -25,6 +25,7 @@ impl<'a> Raw<'a> {
         match (&inv.raw_output, &inv.raw_output_file) {
             (Some(RawOutput::Json(doc)), _) => (Source::RawOutput, Raw::Json(doc)),
             (Some(RawOutput::Text(text)), _) => (Source::RawOutput, Raw::Text(text)),
+            (Some(RawOutput::Shared(text)), _) => (Source::RawOutput, Raw::Text(text)),
             (None, Some(RawOutputFile::Read(text))) => (Source::File, Raw::Text(text)),
             (None, Some(RawOutputFile::OverLimit)) => (Source::File, Raw::OverLimit),
             (None, _) => match complete_preview(inv) {

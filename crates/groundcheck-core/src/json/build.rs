@@ -11,6 +11,10 @@ use super::parse::{dedup_members, Parser};
 use super::{drop_flat, Json, Node};
 use crate::error::{Error, ErrorKind};
 
+/// The most children a container is given room for before they come: a length is a hint,
+/// and a wrong one must not reserve much memory.
+const MAX_RESERVED: usize = 4096;
+
 /// An open container: its children so far, and for an object the key of the next member.
 enum Open {
     Array(Vec<Node>),
@@ -91,10 +95,23 @@ impl JsonBuilder {
         self.open(Open::Array(Vec::new()));
     }
 
+    /// Opens an array that will hold about `items` items, room for them allocated at once
+    /// instead of grown: a caller that knows a container's length (a binding's list) saves
+    /// the reallocations. Otherwise [`begin_array`](Self::begin_array).
+    pub fn begin_array_with_capacity(&mut self, items: usize) {
+        self.open(Open::Array(Vec::with_capacity(items.min(MAX_RESERVED))));
+    }
+
     /// Opens an object: [`key`](Self::key) and a value for each member, until the matching
     /// [`end`](Self::end).
     pub fn begin_object(&mut self) {
         self.open(Open::Object(Vec::new(), None));
+    }
+
+    /// Opens an object that will hold about `members` members, room for them allocated at
+    /// once; otherwise [`begin_object`](Self::begin_object).
+    pub fn begin_object_with_capacity(&mut self, members: usize) {
+        self.open(Open::Object(Vec::with_capacity(members.min(MAX_RESERVED)), None));
     }
 
     /// Closes the innermost open array or object.
@@ -217,6 +234,21 @@ mod tests {
         assert_eq!(json.to_json_string(), r#"{"a":null,"b":[true,"x\"y",{}]}"#);
         assert_eq!(json.depth(), parsed.depth());
         assert_eq!(built(|b| b.number("7")).unwrap().depth(), 1);
+    }
+
+    #[test]
+    fn room_reserved_is_only_a_hint() {
+        let json = built(|b| {
+            b.begin_object_with_capacity(usize::MAX);
+            b.key("a");
+            b.begin_array_with_capacity(0);
+            b.number("1");
+            b.number("2");
+            b.end();
+            b.end();
+        })
+        .unwrap();
+        assert_eq!(json, Json::parse(r#"{"a":[1,2]}"#).unwrap());
     }
 
     #[test]
