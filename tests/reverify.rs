@@ -90,14 +90,38 @@ fn kill_mid_job(url: &str, args: &[&str], attempt: usize, total: i64, engine: &s
         .spawn()
         .unwrap();
     let deadline = std::time::Instant::now() + Duration::from_secs(120);
-    while checkpoint(url).map_or(0, |(rows, _)| rows) < before + 60 {
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "{engine}: attempt {attempt} ended before it was killed"
-        );
-        assert!(std::time::Instant::now() < deadline, "{engine}: no progress in 120 s");
-        std::thread::sleep(Duration::from_millis(5));
+    // Polled on one connection: connecting for every poll (`checkpoint`) took PostgreSQL's
+    // SCRAM exchange, in a debug build longer than a resumed job of a few batches ran, and the
+    // job could end between two polls.
+    macro_rules! poll_on {
+        ($connection:ty) => {{
+            let mut conn = <$connection as sqlx::Connection>::connect(url).await.unwrap();
+            loop {
+                let rows: Vec<i64> = sqlx::query_scalar("SELECT rows_done FROM reverify_checkpoint")
+                    .fetch_all(&mut conn)
+                    .await
+                    .unwrap();
+                if rows.first().copied().unwrap_or(0) >= before + 60 {
+                    break;
+                }
+                assert!(
+                    child.try_wait().unwrap().is_none(),
+                    "{engine}: attempt {attempt} ended before it was killed"
+                );
+                assert!(std::time::Instant::now() < deadline, "{engine}: no progress in 120 s");
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        }};
     }
+    block_on(async {
+        if url.starts_with("postgres") {
+            poll_on!(sqlx::PgConnection)
+        } else if url.starts_with("mysql") {
+            poll_on!(sqlx::MySqlConnection)
+        } else {
+            poll_on!(sqlx::SqliteConnection)
+        }
+    });
     child.kill().unwrap(); // SIGKILL, mid-job
     child.wait().unwrap();
     let (rows_done, done) = checkpoint(url).expect("progress was committed");

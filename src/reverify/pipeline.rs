@@ -202,11 +202,11 @@ async fn read(job: &Job<'_>, tx: mpsc::Sender<Result<Batch, Failure>>) -> Result
         };
         let (list, rest) = keys.split_at(n.clamp(1, MAX_KEYS).min(keys.len()));
         keys = rest;
-        // Two connections at once: the verdicts are read while the rows are decoded.
+        // Two connections at once: the stored outcomes are read while the rows are decoded.
         let read = async {
             let (rows, previous) = tokio::join!(
                 job.store.read_keys(list, &job.window),
-                job.store.read_keys_verdicts(&job.baseline, list)
+                job.store.read_keys_outcomes(&job.baseline, list)
             );
             Ok::<_, groundcheck_store::StoreError>((rows?, previous?))
         };
@@ -218,10 +218,8 @@ async fn read(job: &Job<'_>, tx: mpsc::Sender<Result<Batch, Failure>>) -> Result
                 return Err(failure);
             }
         };
-        let mut previous: HashMap<i64, Outcome> = previous
-            .into_iter()
-            .map(|s| (s.verdict.id, Outcome { status: s.verdict.status, reason: s.verdict.reason }))
-            .collect();
+        let mut previous: HashMap<i64, Outcome> =
+            previous.into_iter().map(|s| (s.id, Outcome { status: s.status, reason: s.reason })).collect();
         keys_read += list.len();
         for (key, mut rows) in list.iter().zip(rows) {
             rows_read += rows.len();

@@ -5,28 +5,47 @@
 //! or `,` with a digit after it. An occurrence that splits a number does not count, but a
 //! later one may (`500` is found in `code 5000, then 500`, at the second).
 
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+use memchr::arch::all::rabinkarp;
 use memchr::memmem::Finder;
 
+/// Below this many bytes a haystack is searched without building the needle's [`Finder`]
+/// (Rabin-Karp, as `memchr::memmem::find` does below the same length).
+const SHORT: usize = 64;
+
 /// A needle, searched occurrence by occurrence for one that splits no number.
+///
+/// Its [`Finder`] is built on the first search of a haystack of [`SHORT`] bytes or more: a
+/// quote is usually searched once, in one leaf, and building a finder costs more than
+/// searching a short leaf.
 pub(crate) struct Whole<'n> {
-    finder: Finder<'n>,
-    len: usize,
+    needle: Cow<'n, str>,
+    finder: OnceLock<Finder<'static>>,
 }
 
 impl<'n> Whole<'n> {
     pub(crate) fn new(needle: &'n str) -> Whole<'n> {
-        Whole { finder: Finder::new(needle.as_bytes()), len: needle.len() }
+        Whole { needle: Cow::Borrowed(needle), finder: OnceLock::new() }
     }
 
     /// The needle without borrowing the text it was made from.
     pub(crate) fn into_owned(self) -> Whole<'static> {
-        Whole { finder: self.finder.into_owned(), ..self }
+        Whole { needle: Cow::Owned(self.needle.into_owned()), finder: self.finder }
     }
 
     /// Where the needle first occurs in `hay`, splitting a number or not: a candidate to
     /// confirm with [`Whole::find_from`] on the leaf it lies in.
     pub(crate) fn candidate(&self, hay: &[u8]) -> Option<usize> {
-        self.finder.find(hay)
+        let needle = self.needle.as_bytes();
+        if hay.len() < needle.len() {
+            return None;
+        }
+        match self.finder.get() {
+            None if hay.len() < SHORT => rabinkarp::Finder::new(needle).find(hay, needle),
+            _ => self.finder.get_or_init(|| Finder::new(needle).into_owned()).find(hay),
+        }
     }
 
     /// The byte range of the first occurrence in `hay` at or after byte `from` that splits
@@ -36,8 +55,8 @@ impl<'n> Whole<'n> {
         let bytes = hay.as_bytes();
         let mut at = from;
         while at <= bytes.len() {
-            let start = at + self.finder.find(&bytes[at..])?;
-            let end = start + self.len;
+            let start = at + self.candidate(&bytes[at..])?;
+            let end = start + self.needle.len();
             if !splits_number(hay, start, end) {
                 return Some((start, end));
             }

@@ -32,22 +32,33 @@ pub(crate) enum Found {
 
 /// A ref's `text`, prepared for every rung. Every rung counts only occurrences that split
 /// no number (see `boundary.rs`).
+///
+/// Only the exact rung's needle is made at once: most quotes are found on it, so the
+/// normalised text and its pieces are made on the first rung, search or `elsewhere` that
+/// needs them, and each needle's finder on its first long search (`Whole`).
 pub(crate) struct Needle<'t> {
     exact: Whole<'t>,
+    text: &'t str,
+    loose: OnceLock<Loose>,
+    /// The normalised text's bit masks, built on the first miss (`None`: it normalises to
+    /// nothing).
+    quote: OnceLock<Option<Quote>>,
+}
+
+/// What the looser rungs search for.
+struct Loose {
+    /// The normalised text, also for the near-miss search.
+    text: String,
     /// The normalised text; `None` when it normalises to nothing (only invisible
     /// characters), which matches no leaf: the empty string is in everything and proves
     /// nothing.
     normalized: Option<Whole<'static>>,
     /// The trimmed, non-empty pieces around `...`, when there are two or more.
     pieces: Option<Vec<Whole<'static>>>,
-    /// The normalised text, for the near-miss search.
-    text: String,
-    /// Its bit masks, built on the first miss (`None`: it normalises to nothing).
-    quote: OnceLock<Option<Quote>>,
 }
 
-impl<'t> Needle<'t> {
-    pub(crate) fn new(text: &'t str) -> Needle<'t> {
+impl Loose {
+    fn new(text: &str) -> Loose {
         let normalized = normalize(text);
         let pieces: Vec<Whole<'static>> = normalized
             .split("...")
@@ -57,18 +68,22 @@ impl<'t> Needle<'t> {
             .collect();
         let pieces = (normalized.contains("...") && pieces.len() >= 2).then_some(pieces);
         let whole = (!normalized.is_empty()).then(|| Whole::new(&normalized).into_owned());
-        Needle {
-            exact: Whole::new(text),
-            normalized: whole,
-            pieces,
-            text: normalized,
-            quote: OnceLock::new(),
-        }
+        Loose { text: normalized, normalized: whole, pieces }
+    }
+}
+
+impl<'t> Needle<'t> {
+    pub(crate) fn new(text: &'t str) -> Needle<'t> {
+        Needle { exact: Whole::new(text), text, loose: OnceLock::new(), quote: OnceLock::new() }
+    }
+
+    fn loose(&self) -> &Loose {
+        self.loose.get_or_init(|| Loose::new(self.text))
     }
 
     /// The normalised quote as bit masks, for `nearest` and the fuzzy rung.
     fn quote(&self) -> Option<&Quote> {
-        self.quote.get_or_init(|| Quote::new(&self.text)).as_ref()
+        self.quote.get_or_init(|| Quote::new(&self.loose().text)).as_ref()
     }
 
     pub(crate) fn exact_in(&self, leaf: &str) -> bool {
@@ -76,7 +91,7 @@ impl<'t> Needle<'t> {
     }
 
     pub(crate) fn normalized_in(&self, normalized_leaf: &str) -> bool {
-        self.normalized.as_ref().is_some_and(|n| n.find_from(normalized_leaf, 0).is_some())
+        self.loose().normalized.as_ref().is_some_and(|n| n.find_from(normalized_leaf, 0).is_some())
     }
 
     /// Where the text may hold in `hay`, leaves laid end to end (`elsewhere.rs`): an
@@ -87,19 +102,19 @@ impl<'t> Needle<'t> {
 
     /// The normalised text (empty when it normalises to nothing, which no leaf holds).
     pub(crate) fn normalized_text(&self) -> &str {
-        &self.text
+        &self.loose().text
     }
 
     /// Whether the elided rung can hold anywhere: the normalised text has two or more pieces
     /// around `...`.
     pub(crate) fn elides(&self) -> bool {
-        self.pieces.is_some()
+        self.loose().pieces.is_some()
     }
 
     /// Every piece, in order and without overlap, each at its first occurrence after the
     /// previous one that splits no number (the earliest choice leaves the most room).
     pub(crate) fn elided_in(&self, normalized_leaf: &str) -> bool {
-        let Some(pieces) = &self.pieces else { return false };
+        let Some(pieces) = &self.loose().pieces else { return false };
         let mut from = 0;
         pieces.iter().all(|piece| match piece.find_from(normalized_leaf, from) {
             Some((_, end)) => {
@@ -186,7 +201,7 @@ impl<'t> Needle<'t> {
         nodes: NodeSearch,
     ) -> Result<Option<RungHit<'d>>, T::Rewritten> {
         for rung in [Rung::Exact, Rung::Normalized, Rung::Elided] {
-            if rung > max || (rung == Rung::Elided && self.pieces.is_none()) {
+            if rung > max || (rung == Rung::Elided && !self.elides()) {
                 break;
             }
             let hit = match nodes {

@@ -47,12 +47,19 @@ pub(crate) struct Dialect {
     pub(crate) tool_exists: &'static str,
     pub(crate) tool_names: &'static str,
     /// The rows of a list of runs / run-less sessions: the window binds first
-    /// (`since, since, until, until`), then the list, appended as `(…)` by [`Dialect::list`].
+    /// (`since, since, until, until`), then the list, placed by [`Dialect::keyed`].
     pub(crate) select_runs_in: &'static str,
     pub(crate) select_sessions_in: &'static str,
     /// The stored verdicts of a list of runs / sessions: the policy, then the list.
+    /// [`Store::read_keys_verdicts`](crate::Store::read_keys_verdicts); `reverify` reads
+    /// [`Dialect::select_outcomes_runs_in`].
     pub(crate) select_verdicts_runs_in: &'static str,
     pub(crate) select_verdicts_sessions_in: &'static str,
+    /// The stored status and reason of each row of a list of runs / sessions: the policy,
+    /// then the list. What `reverify` compares with, looked up row by row on the verdicts'
+    /// primary key (PostgreSQL: see [`POSTGRES`]).
+    pub(crate) select_outcomes_runs_in: &'static str,
+    pub(crate) select_outcomes_sessions_in: &'static str,
     /// The multi-row verdict upsert: `upsert_head`, then [`Dialect::upsert_values`] rows,
     /// then `upsert_tail`.
     pub(crate) upsert_head: &'static str,
@@ -68,10 +75,29 @@ pub(crate) struct Dialect {
     pub(crate) dedup_reason: &'static str,
     pub(crate) raw_output: &'static str,
     pub(crate) null: &'static str,
+    /// How the row selects join `tool_invocation_output`, removed with it.
+    pub(crate) output_join: &'static str,
 }
 
-/// How the row selects join the raw outputs, left out when `tool_invocation_output` is missing.
+/// Where a statement that does not end with its list of keys has it (PostgreSQL's,
+/// `postgres_keyed!`): [`Dialect::keyed`] puts the placeholders there, without parentheses.
+const KEYS: &str = "{keys}";
+
+/// How the row selects join the raw outputs, left out when `tool_invocation_output` is missing
+/// ([`Dialect::output_join`]).
 const OUTPUT_JOIN: &str = " LEFT JOIN tool_invocation_output o ON o.invocation_id = t.id";
+
+/// PostgreSQL's [`OUTPUT_JOIN`]: the same rows, but each row's output looked up on the primary
+/// key of `tool_invocation_output` (`OFFSET 0` keeps the subquery from being flattened into a
+/// join the planner may choose). On a table of a few batches, the planner's hash join read
+/// every output of the table (not their text) for every batch; at any size, the rows of a batch
+/// are each one lookup.
+macro_rules! postgres_output_join {
+    () => {
+        " LEFT JOIN LATERAL (SELECT raw_output FROM tool_invocation_output \
+         WHERE invocation_id = t.id OFFSET 0) o ON true"
+    };
+}
 
 macro_rules! sqlite_select {
     ($where:literal) => {
@@ -104,7 +130,7 @@ macro_rules! mysql_select {
 
 macro_rules! postgres_select {
     // Text columns as bytes (`convert_to`): a database whose encoding is not UTF8.
-    (bytes, $where:expr) => {
+    (bytes, $from:expr, $where:expr) => {
         concat!(
             "SELECT ",
         "t.id, convert_to(t.session_id, 'UTF8'), convert_to(t.run_id, 'UTF8'), t.step_id, \
@@ -115,19 +141,25 @@ macro_rules! postgres_select {
          convert_to(t.retrieval_details::text, 'UTF8'), t.duration_ms::bigint, t.success, \
          convert_to(t.error_message, 'UTF8'), \
          convert_to(to_char(t.created_at, 'YYYY-MM-DD HH24:MI:SS.US'), 'UTF8'), convert_to(o.raw_output, 'UTF8')",
-            " FROM tool_invocation t LEFT JOIN tool_invocation_output o ON o.invocation_id = t.id WHERE ",
+            " FROM ",
+            $from,
+            postgres_output_join!(),
+            " WHERE ",
             $where
         )
     };
     // Text columns as text: a UTF8 database read by a UTF8 client sends them as UTF-8 already.
-    (text, $where:expr) => {
+    (text, $from:expr, $where:expr) => {
         concat!(
             "SELECT ",
         "t.id, t.session_id, t.run_id, t.step_id, t.tool_name, t.input_params::text, t.output_preview, \
          t.output_length::bigint, t.retrieval_layer, t.l0_match_count::bigint, t.l1_match_count::bigint, \
          t.is_truncated, t.relevance_level, t.dedup_reason, t.retrieval_details::text, t.duration_ms::bigint, \
          t.success, t.error_message, to_char(t.created_at, 'YYYY-MM-DD HH24:MI:SS.US'), o.raw_output",
-            " FROM tool_invocation t LEFT JOIN tool_invocation_output o ON o.invocation_id = t.id WHERE ",
+            " FROM ",
+            $from,
+            postgres_output_join!(),
+            " WHERE ",
             $where
         )
     };
@@ -144,11 +176,33 @@ macro_rules! postgres_where {
     (id) => {
         "t.id = $1"
     };
-    (runs_in) => {
-        "(CAST($1 AS TIMESTAMP) IS NULL OR t.created_at >= CAST($2 AS TIMESTAMP)) AND (CAST($3 AS TIMESTAMP) IS NULL OR t.created_at < CAST($4 AS TIMESTAMP)) AND t.run_id IN "
+    // The lists' rows: which runs or sessions is in their FROM (`postgres_keyed!`).
+    (window) => {
+        "(CAST($1 AS TIMESTAMP) IS NULL OR t.created_at >= CAST($2 AS TIMESTAMP)) AND (CAST($3 AS TIMESTAMP) IS NULL OR t.created_at < CAST($4 AS TIMESTAMP))"
     };
-    (sessions_in) => {
-        "(CAST($1 AS TIMESTAMP) IS NULL OR t.created_at >= CAST($2 AS TIMESTAMP)) AND (CAST($3 AS TIMESTAMP) IS NULL OR t.created_at < CAST($4 AS TIMESTAMP)) AND t.run_id IS NULL AND t.session_id IN "
+}
+
+/// PostgreSQL's rows of a list of runs (sessions: run-less sessions) as `t`, with the columns
+/// `$cols` of `tool_invocation`: each distinct listed key (the list is padded with repeats of
+/// its last) looked up on `idx_tool_invocation_run_id` (`idx_session_id`), in a `LATERAL`
+/// subquery that `OFFSET 0` keeps from being flattened. `t.run_id IN (…)` left the plan to
+/// the statistics: at 20,000 rows a list of a batch's runs was estimated at 8 % of the table,
+/// where a sequential scan of the whole table costs about what the index does, so every batch
+/// scanned every row, most of the server's time for the batch (`benches/README.md`, issue #31).
+macro_rules! postgres_keyed {
+    (runs, $cols:literal) => {
+        concat!(
+            "(SELECT DISTINCT k FROM unnest(ARRAY[{keys}]::text[]) k) l CROSS JOIN LATERAL (SELECT ",
+            $cols,
+            " FROM tool_invocation WHERE run_id = l.k OFFSET 0) t"
+        )
+    };
+    (sessions, $cols:literal) => {
+        concat!(
+            "(SELECT DISTINCT k FROM unnest(ARRAY[{keys}]::text[]) k) l CROSS JOIN LATERAL (SELECT ",
+            $cols,
+            " FROM tool_invocation WHERE run_id IS NULL AND session_id = l.k OFFSET 0) t"
+        )
     };
 }
 
@@ -164,6 +218,33 @@ macro_rules! postgres_verdict_columns {
         "SELECT v.invocation_id, v.run_id, t.tool_name, v.status, v.reason, v.claimed_status, \
          v.claim_agrees, v.source, v.refs::text, v.warnings::text, v.engine_version \
          FROM tool_invocation t JOIN evidence_verification v ON v.invocation_id = t.id AND v.policy = $1"
+    };
+}
+
+/// PostgreSQL has no join-order hint, and its plan for the join of the rows listed with their
+/// verdicts depends on statistics: before the tables are first analysed (a bulk load, before
+/// autovacuum) it scanned every verdict of the policy and probed `tool_invocation` for each,
+/// for every batch; with statistics, on a table of a few batches, a hash join over a scan of
+/// every verdict. A `LATERAL` subquery with a `LIMIT` (which the primary key
+/// `(invocation_id, policy)` makes a no-op) is never flattened into the join, so each listed
+/// row (`postgres_keyed!`, only its id: an index-only scan) is looked up on that key, whatever
+/// the statistics.
+macro_rules! postgres_outcomes {
+    (bytes, $keys:ident) => {
+        concat!(
+            "SELECT v.invocation_id, convert_to(v.status, 'UTF8'), convert_to(v.reason, 'UTF8') FROM ",
+            postgres_keyed!($keys, "id"),
+            " CROSS JOIN LATERAL (SELECT e.invocation_id, e.status, e.reason \
+             FROM evidence_verification e WHERE e.invocation_id = t.id AND e.policy = $1 LIMIT 1) v"
+        )
+    };
+    (text, $keys:ident) => {
+        concat!(
+            "SELECT v.invocation_id, v.status, v.reason FROM ",
+            postgres_keyed!($keys, "id"),
+            " CROSS JOIN LATERAL (SELECT e.invocation_id, e.status, e.reason \
+             FROM evidence_verification e WHERE e.invocation_id = t.id AND e.policy = $1 LIMIT 1) v"
+        )
     };
 }
 
@@ -232,6 +313,12 @@ pub(crate) static SQLITE: Dialect = Dialect {
         v.claim_agrees, v.source, CAST(v.refs AS TEXT), CAST(v.warnings AS TEXT), v.engine_version \
         FROM tool_invocation t CROSS JOIN evidence_verification v ON v.invocation_id = t.id AND v.policy = ? \
         WHERE t.run_id IS NULL AND t.session_id IN ",
+    select_outcomes_runs_in: "SELECT v.invocation_id, v.status, v.reason \
+        FROM tool_invocation t CROSS JOIN evidence_verification v ON v.invocation_id = t.id AND v.policy = ? \
+        WHERE t.run_id IN ",
+    select_outcomes_sessions_in: "SELECT v.invocation_id, v.status, v.reason \
+        FROM tool_invocation t CROSS JOIN evidence_verification v ON v.invocation_id = t.id AND v.policy = ? \
+        WHERE t.run_id IS NULL AND t.session_id IN ",
     upsert_head: "INSERT INTO evidence_verification (invocation_id, policy, run_id, status, reason, \
         claimed_status, claim_agrees, source, refs, warnings, engine_version, verified_at) VALUES ",
     upsert_tail: " ON CONFLICT (invocation_id, policy) DO UPDATE SET run_id = excluded.run_id, status = excluded.status, \
@@ -249,6 +336,7 @@ pub(crate) static SQLITE: Dialect = Dialect {
     dedup_reason: "t.dedup_reason",
     raw_output: "o.raw_output",
     null: "NULL",
+    output_join: OUTPUT_JOIN,
 };
 
 pub(crate) static MYSQL: Dialect = Dialect {
@@ -300,6 +388,12 @@ pub(crate) static MYSQL: Dialect = Dialect {
         v.claim_agrees, v.source, v.refs, v.warnings, v.engine_version \
         FROM tool_invocation t STRAIGHT_JOIN evidence_verification v ON v.invocation_id = t.id AND v.policy = ? \
         WHERE t.run_id IS NULL AND t.session_id IN ",
+    select_outcomes_runs_in: "SELECT v.invocation_id, v.status, v.reason \
+        FROM tool_invocation t STRAIGHT_JOIN evidence_verification v ON v.invocation_id = t.id AND v.policy = ? \
+        WHERE t.run_id IN ",
+    select_outcomes_sessions_in: "SELECT v.invocation_id, v.status, v.reason \
+        FROM tool_invocation t STRAIGHT_JOIN evidence_verification v ON v.invocation_id = t.id AND v.policy = ? \
+        WHERE t.run_id IS NULL AND t.session_id IN ",
     upsert_head: SQLITE.upsert_head,
     upsert_tail: " ON DUPLICATE KEY UPDATE run_id = VALUES(run_id), status = VALUES(status), reason = VALUES(reason), \
         claimed_status = VALUES(claimed_status), claim_agrees = VALUES(claim_agrees), source = VALUES(source), \
@@ -314,12 +408,13 @@ pub(crate) static MYSQL: Dialect = Dialect {
     dedup_reason: SQLITE.dedup_reason,
     raw_output: SQLITE.raw_output,
     null: SQLITE.null,
+    output_join: OUTPUT_JOIN,
 };
 
 pub(crate) static POSTGRES: Dialect = Dialect {
-    select_run: postgres_select!(bytes, postgres_where!(run)),
-    select_session: postgres_select!(bytes, postgres_where!(session)),
-    select_id: postgres_select!(bytes, postgres_where!(id)),
+    select_run: postgres_select!(bytes, "tool_invocation t", postgres_where!(run)),
+    select_session: postgres_select!(bytes, "tool_invocation t", postgres_where!(session)),
+    select_id: postgres_select!(bytes, "tool_invocation t", postgres_where!(id)),
     insert_invocation: "INSERT INTO tool_invocation (id, session_id, run_id, step_id, tool_name, input_params, \
         output_preview, output_length, retrieval_layer, l0_match_count, l1_match_count, is_truncated, \
         relevance_level, dedup_reason, retrieval_details, duration_ms, success, error_message, created_at) \
@@ -364,10 +459,12 @@ pub(crate) static POSTGRES: Dialect = Dialect {
     stored_policies: "SELECT DISTINCT convert_to(policy, 'UTF8') FROM evidence_verification ORDER BY 1",
     tool_exists: "SELECT 1 FROM tool_invocation WHERE tool_name = $1 LIMIT 1",
     tool_names: "SELECT DISTINCT convert_to(tool_name, 'UTF8') FROM tool_invocation ORDER BY 1 LIMIT $1",
-    select_runs_in: postgres_select!(bytes, postgres_where!(runs_in)),
-    select_sessions_in: postgres_select!(bytes, postgres_where!(sessions_in)),
+    select_runs_in: postgres_select!(bytes, postgres_keyed!(runs, "*"), postgres_where!(window)),
+    select_sessions_in: postgres_select!(bytes, postgres_keyed!(sessions, "*"), postgres_where!(window)),
     select_verdicts_runs_in: concat!(postgres_verdict_columns!(bytes), " WHERE t.run_id IN "),
     select_verdicts_sessions_in: concat!(postgres_verdict_columns!(bytes), " WHERE t.run_id IS NULL AND t.session_id IN "),
+    select_outcomes_runs_in: postgres_outcomes!(bytes, runs),
+    select_outcomes_sessions_in: postgres_outcomes!(bytes, sessions),
     upsert_head: SQLITE.upsert_head,
     upsert_tail: SQLITE.upsert_tail,
     numbered: true,
@@ -380,6 +477,7 @@ pub(crate) static POSTGRES: Dialect = Dialect {
     dedup_reason: "convert_to(t.dedup_reason, 'UTF8')",
     raw_output: "convert_to(o.raw_output, 'UTF8')",
     null: "NULL::bytea",
+    output_join: postgres_output_join!(),
 };
 
 /// PostgreSQL on a database whose encoding is UTF8, read by a client whose encoding is UTF8
@@ -388,21 +486,23 @@ pub(crate) static POSTGRES: Dialect = Dialect {
 /// the client encoding, so these bytes are the same as `convert_to(…, 'UTF8')`'s; every other
 /// statement is [`POSTGRES`]'s.
 pub(crate) static POSTGRES_UTF8: Dialect = Dialect {
-    select_run: postgres_select!(text, postgres_where!(run)),
-    select_session: postgres_select!(text, postgres_where!(session)),
-    select_id: postgres_select!(text, postgres_where!(id)),
+    select_run: postgres_select!(text, "tool_invocation t", postgres_where!(run)),
+    select_session: postgres_select!(text, "tool_invocation t", postgres_where!(session)),
+    select_id: postgres_select!(text, "tool_invocation t", postgres_where!(id)),
     select_verdicts_run: concat!(postgres_verdict_columns!(text), " WHERE t.run_id = $2 ORDER BY t.id"),
     select_verdicts_session: concat!(
         postgres_verdict_columns!(text),
         " WHERE t.run_id IS NULL AND t.session_id = $2 ORDER BY t.id"
     ),
-    select_runs_in: postgres_select!(text, postgres_where!(runs_in)),
-    select_sessions_in: postgres_select!(text, postgres_where!(sessions_in)),
+    select_runs_in: postgres_select!(text, postgres_keyed!(runs, "*"), postgres_where!(window)),
+    select_sessions_in: postgres_select!(text, postgres_keyed!(sessions, "*"), postgres_where!(window)),
     select_verdicts_runs_in: concat!(postgres_verdict_columns!(text), " WHERE t.run_id IN "),
     select_verdicts_sessions_in: concat!(
         postgres_verdict_columns!(text),
         " WHERE t.run_id IS NULL AND t.session_id IN "
     ),
+    select_outcomes_runs_in: postgres_outcomes!(text, runs),
+    select_outcomes_sessions_in: postgres_outcomes!(text, sessions),
     relevance_level: "t.relevance_level",
     dedup_reason: "t.dedup_reason",
     raw_output: "o.raw_output",
@@ -427,18 +527,32 @@ impl Dialect {
             }
         }
         if !schema.outputs {
-            text = text.replacen(self.raw_output, self.null, 1).replacen(OUTPUT_JOIN, "", 1);
+            text = text.replacen(self.raw_output, self.null, 1).replacen(self.output_join, "", 1);
         }
         Cow::Owned(text)
     }
 
     /// `(p, p, …)`: `n` placeholders, numbered from `first` where the engine numbers them.
     pub(crate) fn list(&self, first: usize, n: usize) -> String {
+        format!("({})", self.placeholders(first, n))
+    }
+
+    /// `statement` with its list of `n` keys, numbered from `first` where the engine numbers
+    /// them: `p, p, …` where it has [`KEYS`], else `(p, p, …)` appended (`… IN `).
+    pub(crate) fn keyed(&self, statement: &str, first: usize, n: usize) -> String {
+        match statement.split_once(KEYS) {
+            Some((head, tail)) => format!("{head}{}{tail}", self.placeholders(first, n)),
+            None => format!("{statement}{}", self.list(first, n)),
+        }
+    }
+
+    /// `p, p, …`: `n` placeholders, numbered from `first` where the engine numbers them.
+    fn placeholders(&self, first: usize, n: usize) -> String {
         let each: Vec<String> = match self.numbered {
             true => (first..first + n).map(|i| format!("${i}")).collect(),
             false => vec!["?".to_string(); n],
         };
-        format!("({})", each.join(", "))
+        each.join(", ")
     }
 
     /// The values of `n` rows of the verdict upsert, twelve placeholders each (PostgreSQL's
@@ -475,7 +589,7 @@ mod tests {
                 sql.select_runs_in,
                 sql.select_sessions_in,
             ] {
-                for part in [sql.relevance_level, sql.dedup_reason, sql.raw_output, OUTPUT_JOIN] {
+                for part in [sql.relevance_level, sql.dedup_reason, sql.raw_output, sql.output_join] {
                     assert_eq!(statement.matches(part).count(), 1, "{part} in {statement}");
                 }
                 let adapted = sql.rows(statement, &absent);
@@ -493,6 +607,25 @@ mod tests {
     fn lists_number_their_placeholders_where_the_engine_does() {
         assert_eq!(SQLITE.list(5, 3), "(?, ?, ?)");
         assert_eq!(POSTGRES.list(5, 3), "($5, $6, $7)");
+    }
+
+    #[test]
+    fn keyed_statements_take_their_list_where_it_goes() {
+        assert!(SQLITE.keyed(SQLITE.select_runs_in, 5, 2).ends_with("t.run_id IN (?, ?)"));
+        assert!(MYSQL.keyed(MYSQL.select_outcomes_sessions_in, 2, 1).ends_with("t.session_id IN (?)"));
+        for sql in [&POSTGRES, &POSTGRES_UTF8] {
+            for (statement, first) in [
+                (sql.select_runs_in, 5),
+                (sql.select_sessions_in, 5),
+                (sql.select_outcomes_runs_in, 2),
+                (sql.select_outcomes_sessions_in, 2),
+            ] {
+                let keyed = sql.keyed(statement, first, 2);
+                let list = format!("unnest(ARRAY[${first}, ${}]::text[])", first + 1);
+                assert_eq!(keyed.matches(&list).count(), 1, "{keyed}");
+                assert!(!keyed.contains(KEYS) && !keyed.contains(" IN "), "{keyed}");
+            }
+        }
     }
 
     #[test]

@@ -28,7 +28,7 @@ mod timestamp;
 mod url;
 
 pub use crate::error::{ErrorKind, StoreError};
-pub use crate::keys::MAX_KEYS;
+pub use crate::keys::{StoredOutcome, MAX_KEYS};
 pub use crate::lock::{Notice, LOCK_TIMEOUT};
 pub use crate::open::CONNECT_TIMEOUT;
 pub use crate::row::{into_run, RowError, StoredRow};

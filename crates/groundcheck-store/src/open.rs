@@ -30,6 +30,12 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a statement waits for a free connection of the pool.
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(15);
 
+/// The most connections a server's pool opens: the most any command uses at once (`reverify`:
+/// its reader's two reads and its writer's transaction). The pool takes a connection back in a
+/// task of its own, so a statement that followed another at once found none idle and opened
+/// one more, up to the pool's default of ten: each a login and, on PostgreSQL, a server process.
+const SERVER_CONNECTIONS: u32 = 3;
+
 impl Store {
     /// Connects by URL for reading and writing: `sqlite:` (the file is created when missing),
     /// `mysql:`/`mariadb:`, `postgres:`/`postgresql:`.
@@ -55,7 +61,10 @@ impl Store {
                     .map_err(|e| StoreError::connect(url, &e))?;
                 let _ = probe::<MySqlConnection>(url, engine, &options).await?.close().await;
                 Pool::MySql(
-                    MySqlPoolOptions::new().acquire_timeout(ACQUIRE_TIMEOUT).connect_lazy_with(options),
+                    MySqlPoolOptions::new()
+                        .max_connections(SERVER_CONNECTIONS)
+                        .acquire_timeout(ACQUIRE_TIMEOUT)
+                        .connect_lazy_with(options),
                 )
             }
             Engine::Postgres => {
@@ -73,7 +82,10 @@ impl Store {
                 };
                 let _ = connection.close().await;
                 Pool::Postgres(
-                    PgPoolOptions::new().acquire_timeout(ACQUIRE_TIMEOUT).connect_lazy_with(options),
+                    PgPoolOptions::new()
+                        .max_connections(SERVER_CONNECTIONS)
+                        .acquire_timeout(ACQUIRE_TIMEOUT)
+                        .connect_lazy_with(options),
                     dialect,
                 )
             }
@@ -307,13 +319,17 @@ mod tests {
                     let rows = store.read_keys(keys, &Window::default()).await.expect("reads rows");
                     let one = store.read_row(72).await.expect("reads a row");
                     let verdicts = store.read_keys_verdicts("p", keys).await.expect("reads verdicts");
-                    (rows, one, verdicts)
+                    let outcomes = store.read_keys_outcomes("p", keys).await.expect("reads outcomes");
+                    (rows, one, verdicts, outcomes)
                 }
             };
             let (text, bytes) = (read(&dialect::POSTGRES_UTF8).await, read(&dialect::POSTGRES).await);
             assert_eq!(text.0, std::slice::from_ref(&rows));
             assert_eq!(text.1.as_ref(), Some(&rows[1]));
             assert_eq!(text.2.len(), 2);
+            let outcomes: Vec<_> =
+                text.2.iter().map(|v| (v.verdict.id, v.verdict.status, v.verdict.reason)).collect();
+            assert_eq!(text.3.iter().map(|o| (o.id, o.status, o.reason)).collect::<Vec<_>>(), outcomes);
             assert_eq!(text, bytes);
             store.close().await;
         });

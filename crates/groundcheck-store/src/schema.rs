@@ -17,10 +17,11 @@
 use sqlx::migrate::{Migrate, Migrator};
 use sqlx::{AssertSqlSafe, Row};
 
+use crate::dialect::{self, Dialect};
 use crate::error::ErrorKind;
 use crate::error::StoreError;
 use crate::holds::{Schema, OPTIONAL_COLUMNS, REQUIRED_COLUMNS};
-use crate::store::{Pool, Store};
+use crate::store::{with_pool, Pool, Store};
 use crate::url::Engine;
 
 /// The table groundcheck records its applied migrations in (sqlx's layout).
@@ -165,32 +166,23 @@ impl Store {
         if let Some(schema) = *self.found.lock().unwrap_or_else(|e| e.into_inner()) {
             return Ok(schema);
         }
+        let required = format!("SELECT {} FROM tool_invocation WHERE 1 = 0", REQUIRED_COLUMNS.join(", "));
         let probes = [
             "SELECT relevance_level FROM tool_invocation WHERE 1 = 0",
             "SELECT dedup_reason FROM tool_invocation WHERE 1 = 0",
             "SELECT invocation_id FROM tool_invocation_output WHERE 1 = 0",
             "SELECT invocation_id FROM evidence_verification WHERE 1 = 0",
             "SELECT job FROM reverify_checkpoint WHERE 1 = 0",
+            &required,
         ];
-        let mut there = [true; 5];
-        for (probe, there) in probes.iter().zip(&mut there) {
-            let result = match &self.pool {
-                Pool::Sqlite(pool) => sqlx::query(*probe).execute(pool).await.map(drop),
-                Pool::MySql(pool) => sqlx::query(*probe).execute(pool).await.map(drop),
-                Pool::Postgres(pool, _) => sqlx::query(*probe).execute(pool).await.map(drop),
-            };
-            match result {
-                Ok(()) => {}
-                Err(e) if missing(&e) => *there = false,
-                Err(e) => return Err(StoreError::query(&self.url, "reading the schema", &e)),
-            }
-        }
+        let found = self.probe_all(&probes).await?;
+        let mut there = [found[0], found[1], found[2], found[3], found[4]];
         // No tool_invocation at all: the columns' probes failed on the table, and every read
         // will say so itself (with the hint to migrate).
         if !there[0] && !there[1] && !self.has_table("tool_invocation").await? {
             there[0] = true;
             there[1] = true;
-        } else {
+        } else if !found[5] {
             self.required_columns().await?;
         }
         let schema = Schema {
@@ -229,6 +221,26 @@ impl Store {
             lacking.join(", "),
         );
         Err(StoreError::new(ErrorKind::MissingColumn, &self.url, "reading tool_invocation", message))
+    }
+
+    /// Whether each of `probes` runs (`false` when a table or column it names is missing), all
+    /// on one connection: the pool takes a connection back in a task of its own, so statements
+    /// run one after another on the pool each found none idle and opened one (on a server, a
+    /// login and a server process each).
+    async fn probe_all(&self, probes: &[&str]) -> Result<Vec<bool>, StoreError> {
+        let action = "reading the schema";
+        with_pool!(self, pool, _sql => {
+            let mut connection = pool.acquire().await.map_err(|e| StoreError::query(&self.url, action, &e))?;
+            let mut there = Vec::with_capacity(probes.len());
+            for probe in probes {
+                match sqlx::query(AssertSqlSafe(probe.to_string())).execute(&mut *connection).await {
+                    Ok(_) => there.push(true),
+                    Err(e) if missing(&e) => there.push(false),
+                    Err(e) => return Err(StoreError::query(&self.url, action, &e)),
+                }
+            }
+            Ok(there)
+        })
     }
 
     /// Whether `probe` runs; `false` when a table or column it names is missing.
