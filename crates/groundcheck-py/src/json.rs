@@ -94,20 +94,17 @@ impl Classes {
 }
 
 /// `value` as the engine's JSON document, built directly (no JSON text is written and read
-/// back), with the size of the JSON text it stands for (about: the bytes of its strings and
-/// numbers, and its punctuation), which is what verifying it costs.
-pub fn to_json(value: &Bound<'_, PyAny>) -> Result<(Json, usize), NotJson> {
+/// back).
+pub fn to_json(value: &Bound<'_, PyAny>) -> Result<Json, NotJson> {
     let mut out = JsonBuilder::new();
-    let size = write_json(value, &mut out)?;
+    write_json(value, &mut out)?;
     // Every call made above is one JSON value; an error here is a bug of this walk.
-    let json = out.finish().map_err(|e| NotJson::Value(e.to_string()))?;
-    Ok((json, size))
+    out.finish().map_err(|e| NotJson::Value(e.to_string()))
 }
 
-/// Builds `value` in `out`; returns the size of its JSON text, about.
-fn write_json(value: &Bound<'_, PyAny>, out: &mut JsonBuilder) -> Result<usize, NotJson> {
+/// Builds `value` in `out`.
+fn write_json(value: &Bound<'_, PyAny>, out: &mut JsonBuilder) -> Result<(), NotJson> {
     let classes = classes(value.py())?;
-    let mut size = 0;
     let mut steps = Vec::with_capacity(64);
     steps.push(Step::Item(value.clone()));
     // The containers on the path from the root: one seen again contains itself.
@@ -121,20 +118,17 @@ fn write_json(value: &Bound<'_, PyAny>, out: &mut JsonBuilder) -> Result<usize, 
             }
             Step::Item(value) => value,
             Step::Member(key, value) => {
-                let key = text(&key)?;
-                size += key.len() + 4;
-                out.key(&key);
+                out.key(&text(&key)?);
                 value
             }
         };
         // The common scalars first: they need no class of Python's own to be told apart.
-        if let Some(n) = write_common_scalar(&value, out)? {
-            size += n + 1;
+        if write_common_scalar(&value, out)? {
             continue;
         }
         let array = value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>();
         if !array && !classes.is_mapping(&value)? {
-            size += write_scalar(&value, classes, out)? + 1;
+            write_scalar(&value, classes, out)?;
             continue;
         }
         let id = value.as_ptr() as usize;
@@ -142,7 +136,6 @@ fn write_json(value: &Bound<'_, PyAny>, out: &mut JsonBuilder) -> Result<usize, 
             return Err(NotJson::Value("a container that contains itself".into()));
         }
         open.push(id);
-        size += 2;
         // How many children follow, when Python knows it without running a container's own
         // code: the builder's room for them, allocated once.
         let len = value
@@ -178,7 +171,7 @@ fn write_json(value: &Bound<'_, PyAny>, out: &mut JsonBuilder) -> Result<usize, 
         // Pushed in order, taken from the end: reversed, the first child comes first.
         steps[first..].reverse();
     }
-    Ok(size)
+    Ok(())
 }
 
 /// A member's key, which must be a `str`.
@@ -222,21 +215,17 @@ pub fn lone_surrogate() -> NotJson {
     NotJson::Value("a string with a lone surrogate, which is not Unicode text".into())
 }
 
-/// Builds `value` when it is `None`, a `bool`, an `int`, a `float` or a `str`, and returns
-/// the length of its text; `None` when it is none of them.
-fn write_common_scalar(value: &Bound<'_, PyAny>, out: &mut JsonBuilder) -> Result<Option<usize>, NotJson> {
-    let len = if value.is_none() {
+/// Builds `value` when it is `None`, a `bool`, an `int`, a `float` or a `str`; `false` when
+/// it is none of them.
+fn write_common_scalar(value: &Bound<'_, PyAny>, out: &mut JsonBuilder) -> Result<bool, NotJson> {
+    if value.is_none() {
         out.null();
-        4
     } else if let Ok(s) = value.cast::<PyString>() {
-        let s = text(s)?;
-        out.string(&s);
-        s.len() + 2
+        out.string(&text(s)?);
     } else if let Ok(b) = value.cast::<PyBool>() {
         out.bool(b.is_true());
-        5
     } else if value.is_instance_of::<PyInt>() {
-        write_int(value, out)?
+        write_int(value, out)?;
     } else if let Ok(f) = value.cast::<PyFloat>() {
         let f = f.value();
         if !f.is_finite() {
@@ -244,13 +233,11 @@ fn write_common_scalar(value: &Bound<'_, PyAny>, out: &mut JsonBuilder) -> Resul
         }
         // Python's own shortest text (`1e+16`, `0.1`) of the float's value: a subclass's
         // `__repr__` is not asked.
-        let repr = float_repr(f);
-        out.number(&repr);
-        repr.len()
+        out.number(&float_repr(f));
     } else {
-        return Ok(None);
-    };
-    Ok(Some(len))
+        return Ok(false);
+    }
+    Ok(true)
 }
 
 /// What Python's `repr` writes for a finite float (`0.95`, `1e+16`, `1e-05`, `-0.0`,
@@ -308,22 +295,20 @@ fn float_repr(f: f64) -> String {
     out
 }
 
-/// Builds an `int`, in decimal; returns the length of its text.
-fn write_int(value: &Bound<'_, PyAny>, out: &mut JsonBuilder) -> Result<usize, NotJson> {
+/// Builds an `int`, in decimal.
+fn write_int(value: &Bound<'_, PyAny>, out: &mut JsonBuilder) -> Result<(), NotJson> {
     match value.extract::<i64>() {
         Ok(small) => {
             let mut digits = [0u8; 20];
-            let text = i64_text(small, &mut digits);
-            out.number(text);
-            Ok(text.len())
+            out.number(i64_text(small, &mut digits));
+            Ok(())
         }
         Err(_) => {
             let digits = value.str().map_err(|_| {
                 NotJson::Value("an integer too long to write in decimal (Python's int_max_str_digits)".into())
             })?;
-            let digits = text(&digits)?;
-            out.number(&digits);
-            Ok(digits.len())
+            out.number(&text(&digits)?);
+            Ok(())
         }
     }
 }
@@ -347,13 +332,8 @@ fn i64_text(n: i64, buf: &mut [u8; 20]) -> &str {
     std::str::from_utf8(&buf[at..]).unwrap_or("0")
 }
 
-/// Builds the scalars [`write_common_scalar`] leaves: `Decimal`, bytes, dates and times;
-/// returns the length of the text.
-fn write_scalar(
-    value: &Bound<'_, PyAny>,
-    classes: &Classes,
-    out: &mut JsonBuilder,
-) -> Result<usize, NotJson> {
+/// Builds the scalars [`write_common_scalar`] leaves: `Decimal`, bytes, dates and times.
+fn write_scalar(value: &Bound<'_, PyAny>, classes: &Classes, out: &mut JsonBuilder) -> Result<(), NotJson> {
     let (text, number) = if classes.is_decimal(value)? {
         (decimal_text(value)?, true)
     } else if value.is_instance_of::<PyBytes>() || value.is_instance_of::<PyByteArray>() {
@@ -368,7 +348,7 @@ fn write_scalar(
     } else {
         out.string(&text);
     }
-    Ok(text.len())
+    Ok(())
 }
 
 /// A finite `Decimal`'s text, as written (`Decimal('0.950')` is `0.950`).

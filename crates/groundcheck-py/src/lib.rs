@@ -38,7 +38,7 @@ fn _resolve(py: Python<'_>, document: &Bound<'_, PyAny>, path: &str) -> PyResult
     let resolved = match document.cast::<PyString>() {
         Ok(s) => groundcheck_core::resolve_text(path, &s.to_cow()?),
         Err(_) => {
-            let (document, _) = to_json(document).map_err(|e| match e {
+            let document = to_json(document).map_err(|e| match e {
                 NotJson::Value(problem) => invalid(problem),
                 NotJson::Raised(e) => e,
             })?;

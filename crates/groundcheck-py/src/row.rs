@@ -93,14 +93,6 @@ impl JsonColumn {
             column => (Some(column), None),
         }
     }
-
-    fn text_bytes(column: &Option<JsonColumn>) -> usize {
-        match column {
-            Some(JsonColumn::Text(text)) => text.len(),
-            Some(JsonColumn::Owned(text)) => text.len(),
-            _ => 0,
-        }
-    }
 }
 
 /// The text columns of a row, in [`Pending::texts`].
@@ -129,8 +121,6 @@ pub struct Pending {
     created_at: Option<String>,
     input_params: Option<JsonColumn>,
     retrieval_details: Option<JsonColumn>,
-    /// The size of the JSON text of the values built from Python objects, about.
-    built_bytes: usize,
     /// A `raw_output` value, built into the engine's document.
     raw_value: Option<Json>,
 }
@@ -171,14 +161,13 @@ impl Stored {
 }
 
 impl Pending {
-    /// The bytes of text the engine will read for this row (its raw output, preview and
-    /// claim, as text or built from Python values): what the work of verifying it grows with.
-    pub fn text_bytes(&self) -> usize {
-        let len = |text: TextColumn| self.texts[text as usize].as_ref().map_or(0, |s| s.len());
-        self.built_bytes
-            + JsonColumn::text_bytes(&self.retrieval_details)
-            + len(TextColumn::RawOutputText)
-            + len(TextColumn::OutputPreview)
+    /// Whether verifying the row parses text: its raw output given as text, or its claim as
+    /// the column's JSON text. A row given as Python values was built into the engine's
+    /// documents while it was read (with the GIL held), and what is left of its work is
+    /// shorter than handing the GIL to a waiting thread and taking it back.
+    pub fn parses_text(&self) -> bool {
+        self.texts[TextColumn::RawOutputText as usize].is_some()
+            || matches!(self.retrieval_details, Some(JsonColumn::Text(_) | JsonColumn::Owned(_)))
     }
 
     /// The invocation, its JSON columns given as text parsed: no Python object is touched,
@@ -256,7 +245,6 @@ pub fn read(row: &Bound<'_, PyAny>) -> Result<Pending, RowError> {
         created_at: None,
         input_params: None,
         retrieval_details: None,
-        built_bytes: 0,
         raw_value: None,
     };
     let mut id = None;
@@ -276,7 +264,7 @@ pub fn read(row: &Bound<'_, PyAny>) -> Result<Pending, RowError> {
             "run_id" => text(TextColumn::RunId, value)?,
             "step_id" => inv.step_id = integer(v, field, Column::BigInt)?,
             "tool_name" => text(TextColumn::ToolName, value)?,
-            "input_params" => pending.input_params = json_column(value, field, &mut pending.built_bytes)?,
+            "input_params" => pending.input_params = json_column(value, field)?,
             "output_preview" => text(TextColumn::OutputPreview, value)?,
             "output_length" => inv.output_length = integer(v, field, Column::Int)?,
             "retrieval_layer" => text(TextColumn::RetrievalLayer, value)?,
@@ -285,9 +273,7 @@ pub fn read(row: &Bound<'_, PyAny>) -> Result<Pending, RowError> {
             "is_truncated" => inv.is_truncated = boolean(v, field)?,
             "relevance_level" => text(TextColumn::RelevanceLevel, value)?,
             "dedup_reason" => text(TextColumn::DedupReason, value)?,
-            "retrieval_details" => {
-                pending.retrieval_details = json_column(value, field, &mut pending.built_bytes)?
-            }
+            "retrieval_details" => pending.retrieval_details = json_column(value, field)?,
             "duration_ms" => inv.duration_ms = integer(v, field, Column::Int)?,
             "success" => inv.success = boolean(v, field)?,
             "error_message" => text(TextColumn::ErrorMessage, value)?,
@@ -302,13 +288,8 @@ pub fn read(row: &Bound<'_, PyAny>) -> Result<Pending, RowError> {
                 }
             }
             "raw_output" => {
-                pending.raw_value = if v.is_none() {
-                    None
-                } else {
-                    let (json, size) = to_json(v).map_err(|e| RowError::of(field, e))?;
-                    pending.built_bytes += size;
-                    Some(json)
-                }
+                pending.raw_value =
+                    if v.is_none() { None } else { Some(to_json(v).map_err(|e| RowError::of(field, e))?) }
             }
             "raw_output_text" => text(TextColumn::RawOutputText, value)?,
             _ => {
@@ -418,11 +399,7 @@ fn integer(value: &Bound<'_, PyAny>, field: &str, column: Column) -> Result<Opti
 
 /// A JSON column: a `str` (or UTF-8 `bytes`) is the column's text; anything else is the
 /// value itself, built at once (`size` grows by the size of its JSON text).
-fn json_column(
-    value: Bound<'_, PyAny>,
-    field: &str,
-    size: &mut usize,
-) -> Result<Option<JsonColumn>, RowError> {
+fn json_column(value: Bound<'_, PyAny>, field: &str) -> Result<Option<JsonColumn>, RowError> {
     if value.is_none() {
         return Ok(None);
     }
@@ -433,7 +410,5 @@ fn json_column(
     if value.is_instance_of::<pyo3::types::PyBytes>() {
         return Ok(Some(JsonColumn::Owned(utf8(&value).map_err(|e| RowError::of(field, e))?)));
     }
-    let (json, built) = to_json(&value).map_err(|e| RowError::of(field, e))?;
-    *size += built;
-    Ok(Some(JsonColumn::Built(json)))
+    Ok(Some(JsonColumn::Built(to_json(&value).map_err(|e| RowError::of(field, e))?)))
 }

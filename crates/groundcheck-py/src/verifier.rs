@@ -53,14 +53,6 @@ fn detached<T: Send>(py: Python<'_>, work: impl FnOnce() -> T + Send) -> PyResul
 /// are verified, the next are read; other Python threads may take the GIL in between).
 const ROWS_A_CHUNK: usize = 32;
 
-/// Rows with less text than this are verified with the GIL held: their work is shorter than
-/// a hand-over of the GIL to a waiting thread (benches/README.md).
-const DETACH_BYTES: usize = 4 * 1024;
-
-fn pending_is_small(pending: &Pending) -> bool {
-    pending.text_bytes() < DETACH_BYTES
-}
-
 /// Reads one row, its problem as `InvalidRowError` naming the field (`row N: …` in a run).
 fn read_row(py: Python<'_>, row: &Bound<'_, PyAny>, n: Option<usize>) -> PyResult<Pending> {
     row::read(row).map_err(|e| match e {
@@ -288,18 +280,20 @@ impl Verifier {
     /// calling thread.
     fn verify_invocation(&self, py: Python<'_>, row: &Bound<'_, PyAny>) -> PyResult<Verdict> {
         let pending = read_row(py, row, None)?;
-        let small = pending_is_small(&pending) && self.raw_outputs.is_none();
+        let detach = pending.parses_text() || self.raw_outputs.is_some();
         let work = || {
             let ((_, _, verdict), held) = self.verify_pending(pending);
             (Verdict::one(verdict), held)
         };
-        // A small row is verified faster than another thread wakes up and takes the GIL
-        // over: letting it go would only make threads queue for it.
-        // A larger row, or a raw-output file to read, is verified with the GIL let go.
-        let (verdict, held) = if small {
-            catch_unwind(AssertUnwindSafe(work)).map_err(|payload| panicked(py, payload.as_ref()))?
-        } else {
+        // Text to parse (or a raw-output file to read) is verified with the GIL let go, at any
+        // size: two threads scale on it (a 1.2 KB row costs the same either way). A row given
+        // as Python values was built while read, with the GIL held; the rest of its work is
+        // shorter than a hand-over of the GIL, which would only make threads queue for it
+        // (benches/README.md).
+        let (verdict, held) = if detach {
             detached(py, work)?
+        } else {
+            catch_unwind(AssertUnwindSafe(work)).map_err(|payload| panicked(py, payload.as_ref()))?
         };
         drop(held); // with the GIL held
         Ok(verdict)
