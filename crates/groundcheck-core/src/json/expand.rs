@@ -134,9 +134,8 @@ pub(crate) fn may_hold_json_unescaped(text: &str) -> bool {
     // white space. A tool output has a `{` or `[` every few dozen bytes, such a `"` hardly
     // ever: one pass for the seven pairs (a packed SIMD search) is cheaper than stopping at
     // every bracket, or than a pass per pair (issue #31).
-    static PAIRS: LazyLock<Option<Searcher>> = LazyLock::new(|| {
-        Searcher::new([b"\"{", b"\"[", b"\" ", b"\"\\", b"\"\n", b"\"\t", b"\"\r"])
-    });
+    static PAIRS: LazyLock<Option<Searcher>> =
+        LazyLock::new(|| Searcher::new([b"\"{", b"\"[", b"\" ", b"\"\\", b"\"\n", b"\"\t", b"\"\r"]));
     let Some(pairs) = PAIRS.as_ref() else { return may_hold_json_escaped(bytes) };
     pairs.find_iter(bytes).any(|pair| {
         let mut i = pair.start() + 1;
