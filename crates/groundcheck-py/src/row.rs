@@ -398,7 +398,7 @@ fn integer(value: &Bound<'_, PyAny>, field: &str, column: Column) -> Result<Opti
 }
 
 /// A JSON column: a `str` (or UTF-8 `bytes`) is the column's text; anything else is the
-/// value itself, built at once (`size` grows by the size of its JSON text).
+/// value itself, built at once.
 fn json_column(value: Bound<'_, PyAny>, field: &str) -> Result<Option<JsonColumn>, RowError> {
     if value.is_none() {
         return Ok(None);

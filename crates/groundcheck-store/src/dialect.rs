@@ -191,17 +191,18 @@ macro_rules! postgres_where {
 /// scanned every row, most of the server's time for the batch (`benches/README.md`, issue #31).
 macro_rules! postgres_keyed {
     (runs, $cols:literal) => {
-        concat!(
-            "(SELECT DISTINCT k FROM unnest(ARRAY[{keys}]::text[]) k) l CROSS JOIN LATERAL (SELECT ",
-            $cols,
-            " FROM tool_invocation WHERE run_id = l.k OFFSET 0) t"
-        )
+        postgres_keyed!($cols, "run_id = l.k")
     };
     (sessions, $cols:literal) => {
+        postgres_keyed!($cols, "run_id IS NULL AND session_id = l.k")
+    };
+    ($cols:literal, $key:literal) => {
         concat!(
             "(SELECT DISTINCT k FROM unnest(ARRAY[{keys}]::text[]) k) l CROSS JOIN LATERAL (SELECT ",
             $cols,
-            " FROM tool_invocation WHERE run_id IS NULL AND session_id = l.k OFFSET 0) t"
+            " FROM tool_invocation WHERE ",
+            $key,
+            " OFFSET 0) t"
         )
     };
 }
@@ -231,16 +232,16 @@ macro_rules! postgres_verdict_columns {
 /// the statistics.
 macro_rules! postgres_outcomes {
     (bytes, $keys:ident) => {
-        concat!(
-            "SELECT v.invocation_id, convert_to(v.status, 'UTF8'), convert_to(v.reason, 'UTF8') FROM ",
-            postgres_keyed!($keys, "id"),
-            " CROSS JOIN LATERAL (SELECT e.invocation_id, e.status, e.reason \
-             FROM evidence_verification e WHERE e.invocation_id = t.id AND e.policy = $1 LIMIT 1) v"
-        )
+        postgres_outcomes!("convert_to(v.status, 'UTF8'), convert_to(v.reason, 'UTF8')", $keys)
     };
     (text, $keys:ident) => {
+        postgres_outcomes!("v.status, v.reason", $keys)
+    };
+    ($names:literal, $keys:ident) => {
         concat!(
-            "SELECT v.invocation_id, v.status, v.reason FROM ",
+            "SELECT v.invocation_id, ",
+            $names,
+            " FROM ",
             postgres_keyed!($keys, "id"),
             " CROSS JOIN LATERAL (SELECT e.invocation_id, e.status, e.reason \
              FROM evidence_verification e WHERE e.invocation_id = t.id AND e.policy = $1 LIMIT 1) v"

@@ -175,15 +175,14 @@ impl Store {
             "SELECT job FROM reverify_checkpoint WHERE 1 = 0",
             &required,
         ];
-        let found = self.probe_all(&probes).await?;
-        let mut there = [found[0], found[1], found[2], found[3], found[4]];
+        let mut there = self.probe_all(&probes).await?;
         // No tool_invocation at all: the columns' probes failed on the table, and every read
         // will say so itself (with the hint to migrate).
         if !there[0] && !there[1] && !self.has_table("tool_invocation").await? {
             there[0] = true;
             there[1] = true;
-        } else if !found[5] {
-            self.required_columns().await?;
+        } else if !there[5] {
+            return Err(self.lacking_required_columns().await);
         }
         let schema = Schema {
             columns: [there[0], there[1]],
@@ -195,17 +194,15 @@ impl Store {
         Ok(schema)
     }
 
-    /// Fails, naming them, when `tool_invocation` lacks any of [`REQUIRED_COLUMNS`]: one
-    /// probe when all are there, one per column to find which when not.
-    async fn required_columns(&self) -> Result<(), StoreError> {
-        let all = format!("SELECT {} FROM tool_invocation WHERE 1 = 0", REQUIRED_COLUMNS.join(", "));
-        if self.probe(&all).await? {
-            return Ok(());
-        }
+    /// The error naming which of [`REQUIRED_COLUMNS`] `tool_invocation` lacks, once the probe
+    /// of all of them together failed: one probe per column to find which.
+    async fn lacking_required_columns(&self) -> StoreError {
         let mut lacking = Vec::new();
         for column in REQUIRED_COLUMNS {
-            if !self.probe(&format!("SELECT {column} FROM tool_invocation WHERE 1 = 0")).await? {
-                lacking.push(column);
+            match self.probe(&format!("SELECT {column} FROM tool_invocation WHERE 1 = 0")).await {
+                Ok(true) => {}
+                Ok(false) => lacking.push(column),
+                Err(e) => return e,
             }
         }
         let engine = match self.engine() {
@@ -220,7 +217,7 @@ impl Store {
              agent's own database",
             lacking.join(", "),
         );
-        Err(StoreError::new(ErrorKind::MissingColumn, &self.url, "reading tool_invocation", message))
+        StoreError::new(ErrorKind::MissingColumn, &self.url, "reading tool_invocation", message)
     }
 
     /// Whether each of `probes` runs (`false` when a table or column it names is missing), all
@@ -245,17 +242,7 @@ impl Store {
 
     /// Whether `probe` runs; `false` when a table or column it names is missing.
     async fn probe(&self, probe: &str) -> Result<bool, StoreError> {
-        let probe = probe.to_string();
-        let result = match &self.pool {
-            Pool::Sqlite(pool) => sqlx::query(AssertSqlSafe(probe)).execute(pool).await.map(drop),
-            Pool::MySql(pool) => sqlx::query(AssertSqlSafe(probe)).execute(pool).await.map(drop),
-            Pool::Postgres(pool, _) => sqlx::query(AssertSqlSafe(probe)).execute(pool).await.map(drop),
-        };
-        match result {
-            Ok(()) => Ok(true),
-            Err(e) if missing(&e) => Ok(false),
-            Err(e) => Err(StoreError::query(&self.url, "reading the schema", &e)),
-        }
+        Ok(self.probe_all(&[probe]).await?[0])
     }
 
     async fn has_table(&self, table: &str) -> Result<bool, StoreError> {
