@@ -507,6 +507,29 @@ fn json_and_jsonl_output_bytes_are_pinned() {
     insta::assert_snapshot!("reverify_jsonl_nothing_changed", output(&["--format", "jsonl"]));
 }
 
+/// The reader turns rows into runs when one thread verifies, the verification pool when more
+/// do (src/reverify/pipeline.rs): both ways, in batches that split runs across reads, report
+/// the same changes and store the same verdicts.
+#[test]
+fn one_verification_thread_or_many_give_the_same_job() {
+    let dir = temp_dir();
+    let job = |jobs: &str| {
+        let url = format!("sqlite://{}", dir.path().join(format!("jobs-{jobs}.db")).display());
+        import_corpus(&url, 400);
+        let args = ["reverify", "--write", "--format", "jsonl", "--batch-rows", "37", "--jobs", jobs];
+        let out = gc(&url, &args);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let sql = "SELECT invocation_id || ' ' || status || ' ' || reason FROM evidence_verification \
+            ORDER BY invocation_id";
+        let stored = crate::engines::texts(&url, sql);
+        (mask_timings(&out.stdout), stored)
+    };
+    let (one, stored_one) = job("1");
+    assert!(one.lines().count() > 100, "{one}");
+    assert_eq!(stored_one.len(), 400);
+    assert_eq!(job("3"), (one, stored_one));
+}
+
 mod compare;
 mod failed_refs;
 mod interrupt;

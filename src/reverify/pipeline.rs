@@ -2,9 +2,8 @@
 //!
 //! A reader task walks the job's runs in order and sends bounded batches (whole runs, about
 //! `batch_rows` rows, with the verdicts stored for them before) down a channel of depth two;
-//! a verifier thread runs each batch on its own rayon pool; the writer stores each batch's
-//! verdicts together with the job's checkpoint and running totals in one transaction and
-//! tallies them. Memory is bounded by a few batches, never by the database. Any error stops
+//! a verifier thread runs each batch on its own rayon pool; the writer stores each batch's verdicts together with the
+//! job's checkpoint and running totals in one transaction and tallies them. Memory is bounded by a few batches, never by the database. Any error stops
 //! all three stages and leaves the checkpoint at the last committed batch; so does a stop
 //! request (Ctrl-C), after the batch being committed.
 
@@ -72,10 +71,58 @@ pub struct Ended {
     pub interrupted: bool,
 }
 
+/// Runs as the reader sends them.
 struct Batch {
-    runs: Vec<(RunKey, Vec<StoredRow>)>,
+    runs: Runs,
+    /// Each row's retrieval layer (the tally counts by it).
+    layers: HashMap<i64, Option<String>>,
     previous: HashMap<i64, Outcome>,
+    /// Run keys read into the batch (a run whose rows were all filtered out counts too).
+    keys: u64,
+    last: Option<RunKey>,
     rows: usize,
+}
+
+/// A batch's rows, or already the core's runs. Turning rows into runs (parsing their JSON
+/// columns) costs about an eighth of verifying them. With one verification thread, the reader,
+/// which otherwise waits on that thread most of the time, does it: the verification thread
+/// was 12 % shorter on the bench corpus. A wider pool does it in parallel, where a reader
+/// doing it alone would be the stage everything waits for.
+enum Runs {
+    Rows(Vec<Vec<StoredRow>>),
+    Converted(Vec<Run>),
+}
+
+impl Batch {
+    /// An empty batch whose runs the reader converts (`convert`) or leaves to the pool.
+    fn new(convert: bool) -> Batch {
+        Batch {
+            runs: if convert { Runs::Converted(Vec::new()) } else { Runs::Rows(Vec::new()) },
+            layers: HashMap::new(),
+            previous: HashMap::new(),
+            keys: 0,
+            last: None,
+            rows: 0,
+        }
+    }
+}
+
+impl Runs {
+    fn push(&mut self, rows: Vec<StoredRow>) {
+        match self {
+            Runs::Rows(all) => all.push(rows),
+            Runs::Converted(runs) => runs.extend(into_run(rows)),
+        }
+    }
+
+    /// The core's runs, converting here (run by run in parallel, on the calling pool) what
+    /// the reader did not.
+    fn into_core(self) -> Vec<Run> {
+        match self {
+            Runs::Rows(rows) => rows.into_par_iter().filter_map(into_run).collect(),
+            Runs::Converted(runs) => runs,
+        }
+    }
 }
 
 struct Verified {
@@ -92,11 +139,12 @@ struct Verified {
 pub async fn run(mut job: Job<'_>) -> Result<Ended, Failure> {
     let (batches_tx, batches_rx) = mpsc::channel::<Result<Batch, Failure>>(2);
     let (verified_tx, verified_rx) = mpsc::channel::<Verified>(2);
-    let verifier = spawn_verifier(batches_rx, verified_tx, job.policy, job.raw_outputs.clone(), job.jobs)?;
+    let (verifier, threads) =
+        spawn_verifier(batches_rx, verified_tx, job.policy, job.raw_outputs.clone(), job.jobs)?;
 
     let policy_key = job.policy.key();
     let tally = std::mem::take(&mut job.tally);
-    let reader = read(&job, batches_tx);
+    let reader = read(&job, batches_tx, threads == 1);
     let (job, policy_key) = (&job, policy_key.as_str());
     // `move`: when the writer stops (on an error too) its receiver is dropped, which stops
     // the verifier, whose receiver then stops the reader. Borrowing it would deadlock them.
@@ -188,8 +236,12 @@ fn count(tally: &mut Tally, batch: &Verified) -> Result<(), Failure> {
 /// Runs are read a list at a time, two queries per list ([`Store::read_keys`]): per run, the
 /// round trips cost more than the rows. A list holds about as many runs as fill the batch,
 /// judged by the runs read so far, so memory stays within about two batches.
-async fn read(job: &Job<'_>, tx: mpsc::Sender<Result<Batch, Failure>>) -> Result<bool, Failure> {
-    let mut batch = Batch { runs: Vec::new(), previous: HashMap::new(), rows: 0 };
+async fn read(
+    job: &Job<'_>,
+    tx: mpsc::Sender<Result<Batch, Failure>>,
+    convert: bool,
+) -> Result<bool, Failure> {
+    let mut batch = Batch::new(convert);
     let (mut keys, mut keys_read, mut rows_read) = (job.keys.as_slice(), 0usize, 0usize);
     while !keys.is_empty() {
         if *job.stop.borrow() {
@@ -229,19 +281,19 @@ async fn read(job: &Job<'_>, tx: mpsc::Sender<Result<Batch, Failure>>) -> Result
             batch.rows += rows.len();
             // A list may end in the next batch: each batch takes the stored verdicts of its rows.
             batch.previous.extend(rows.iter().filter_map(|r| previous.remove_entry(&r.id)));
-            batch.runs.push((key.clone(), rows));
+            batch.layers.extend(rows.iter().map(|row| (row.id, row.retrieval_layer.clone())));
+            batch.runs.push(rows);
+            batch.keys += 1;
+            batch.last = Some(key.clone());
             if batch.rows >= job.batch_rows {
-                let full = std::mem::replace(
-                    &mut batch,
-                    Batch { runs: Vec::new(), previous: HashMap::new(), rows: 0 },
-                );
+                let full = std::mem::replace(&mut batch, Batch::new(convert));
                 if tx.send(Ok(full)).await.is_err() {
                     return Ok(false); // the writer stopped; its error is the one reported
                 }
             }
         }
     }
-    if !batch.runs.is_empty() && tx.send(Ok(batch)).await.is_err() {
+    if batch.keys > 0 && tx.send(Ok(batch)).await.is_err() {
         return Ok(false);
     }
     Ok(true)
@@ -249,14 +301,15 @@ async fn read(job: &Job<'_>, tx: mpsc::Sender<Result<Batch, Failure>>) -> Result
 
 type VerifierHandle = std::thread::JoinHandle<Result<(), Failure>>;
 
-/// The verifier thread: batches in, verdicts out, on a rayon pool of `jobs` threads.
+/// The verifier thread: batches in, verdicts out, on a rayon pool of `jobs` threads (returned
+/// with its width).
 fn spawn_verifier(
     mut rx: mpsc::Receiver<Result<Batch, Failure>>,
     tx: mpsc::Sender<Verified>,
     policy: Policy,
     raw_outputs: Option<Template>,
     jobs: Option<usize>,
-) -> Result<VerifierHandle, Failure> {
+) -> Result<(VerifierHandle, usize), Failure> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.unwrap_or(0))
         .thread_name(|i| format!("groundcheck-verify-{i}"))
@@ -264,44 +317,23 @@ fn spawn_verifier(
         .map_err(|e| Failure::input(format!("--jobs: cannot start the verification threads: {e}")))?;
     // One verifier for the whole job: its compiled paths serve every batch.
     let verifier = Verifier::new(policy);
-    Ok(std::thread::spawn(move || {
+    let threads = pool.current_num_threads();
+    let handle = std::thread::spawn(move || {
         while let Some(batch) = rx.blocking_recv() {
-            let batch = batch?;
-            let keys = batch.runs.len() as u64;
-            let last = batch.runs.last().map(|(key, _)| key.clone());
-            let report = pool.install(|| {
-                let (layers, mut runs) = into_runs(batch.runs);
+            let Batch { runs, layers, previous, keys, last, .. } = batch?;
+            let (lookups, report) = pool.install(|| {
+                let mut runs = runs.into_core();
                 // Files are read here, in parallel, one batch at a time: memory stays bounded.
                 let max = verifier.policy().limits.max_output_bytes;
                 let lookups = groundcheck_files::attach(raw_outputs.as_ref(), &mut runs, max).counts;
-                (layers, lookups, verifier.verify_runs(&runs))
+                (lookups, verifier.verify_runs(&runs))
             });
-            let (layers, lookups, report) = report;
-            let verified =
-                Verified { runs: report.runs, lookups, layers, previous: batch.previous, keys, last };
+            let verified = Verified { runs: report.runs, lookups, layers, previous, keys, last };
             if tx.blocking_send(verified).is_err() {
                 break;
             }
         }
         Ok(())
-    }))
-}
-
-/// A batch's rows as the core's runs, with each row's retrieval layer (the tally counts by
-/// it). Run by run in parallel on the calling pool: parsing the rows' JSON is about 6 % of
-/// the verification work, and done on one thread it was a stage of its own.
-fn into_runs(runs: Vec<(RunKey, Vec<StoredRow>)>) -> (HashMap<i64, Option<String>>, Vec<Run>) {
-    type Layers = Vec<(i64, Option<String>)>;
-    let converted: Vec<(Layers, Option<Run>)> = runs
-        .into_par_iter()
-        .map(|(_, rows)| {
-            (rows.iter().map(|row| (row.id, row.retrieval_layer.clone())).collect(), into_run(rows))
-        })
-        .collect();
-    let (mut layers, mut out) = (HashMap::new(), Vec::with_capacity(converted.len()));
-    for (run_layers, run) in converted {
-        layers.extend(run_layers);
-        out.extend(run);
-    }
-    (layers, out)
+    });
+    Ok((handle, threads))
 }
