@@ -75,7 +75,7 @@ fn singular_plan(refs: &[ClaimedRef], policy: &Policy, cache: &PathCache) -> Opt
         let compiled = cache.get(path);
         match compiled.as_ref() {
             Err(_) => continue,
-            Ok(p) if p.singular().is_none() => return None,
+            Ok(p) if !p.is_singular() => return None,
             Ok(_) => plan.push((path.to_string(), compiled)),
         }
     }
@@ -88,20 +88,19 @@ fn located<'a>(text: &'a str, plan: &[(String, Compiled)], policy: &Policy) -> R
     if text.len() > policy.limits.max_output_bytes {
         return Err(OverLimit(Limit::OutputSize));
     }
-    let singular: Vec<_> = plan
+    let (segs, normalized): (Vec<_>, Vec<_>) = plan
         .iter()
         .filter_map(|(_, path)| path.as_ref().as_ref().ok().and_then(EvidencePath::singular))
-        .collect();
-    let segs: Vec<_> = singular.iter().map(|(segs, _)| segs.clone()).collect();
+        .unzip();
     match locate(text, &segs, policy.limits.max_depth) {
         Ok(spans) => Ok(View::Located {
             found: plan
                 .iter()
-                .zip(singular.iter().zip(spans))
-                .map(|((key, _), ((_, normalized), span))| {
+                .zip(normalized.into_iter().zip(spans))
+                .map(|((key, _), (normalized, span))| {
                     let found = span
                         .and_then(|r| parse_with_depth_limit(&text[r], usize::MAX).ok())
-                        .map(|doc| (normalized.clone(), doc));
+                        .map(|doc| (normalized, doc));
                     (key.clone(), found)
                 })
                 .collect(),

@@ -24,6 +24,11 @@ pub(crate) fn push_steps(path: &mut String, steps: &[Step<'_>]) {
 /// Appends `['name']`, escaped.
 pub(crate) fn push_name(path: &mut String, name: &str) {
     path.push_str("['");
+    if !name.bytes().any(|b| b < 0x20 || b == b'\'' || b == b'\\') {
+        path.push_str(name);
+        path.push_str("']");
+        return;
+    }
     for c in name.chars() {
         match c {
             '\'' => path.push_str("\\'"),
@@ -42,7 +47,26 @@ pub(crate) fn push_name(path: &mut String, name: &str) {
 
 /// Appends `[index]`.
 pub(crate) fn push_index(path: &mut String, index: usize) {
-    path.push('[');
-    path.push_str(&index.to_string());
-    path.push(']');
+    use std::fmt::Write;
+    // Writing to a String cannot fail.
+    let _ = write!(path, "[{index}]");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_escaped_as_rfc_9535_writes_them() {
+        let name = |n: &str| {
+            let mut path = String::from("$");
+            push_name(&mut path, n);
+            push_index(&mut path, 10);
+            path
+        };
+        assert_eq!(name("logs"), "$['logs'][10]");
+        assert_eq!(name("日志 a\"b"), "$['日志 a\"b'][10]");
+        assert_eq!(name("it's"), "$['it\\'s'][10]");
+        assert_eq!(name("a\\b\n\t\u{1}\u{7f}"), "$['a\\\\b\\n\\t\\u0001\u{7f}'][10]");
+    }
 }
