@@ -174,7 +174,8 @@ impl EvidencePath {
     /// The steps of a singular path, for [`crate::json::locate`], with its normalized path.
     pub(crate) fn singular(&self) -> Option<(Vec<Seg<'_>>, String)> {
         let PathKind::Singular(steps) = &self.kind else { return None };
-        let mut normalized = String::from("$");
+        let mut normalized = String::with_capacity(64);
+        normalized.push('$');
         let segs = steps
             .iter()
             .map(|step| match step {

@@ -47,9 +47,21 @@ pub(crate) fn push_name(path: &mut String, name: &str) {
 
 /// Appends `[index]`.
 pub(crate) fn push_index(path: &mut String, index: usize) {
-    use std::fmt::Write;
-    // Writing to a String cannot fail.
-    let _ = write!(path, "[{index}]");
+    // By hand: the formatting machinery costs more than the digits, on every step of a path.
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = index;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    path.push('[');
+    digits[at..].iter().for_each(|&d| path.push(char::from(d)));
+    path.push(']');
 }
 
 #[cfg(test)]
@@ -64,6 +76,11 @@ mod tests {
             push_index(&mut path, 10);
             path
         };
+        for index in [0, 7, 10, 99, 12345, usize::MAX] {
+            let mut path = String::new();
+            push_index(&mut path, index);
+            assert_eq!(path, format!("[{index}]"));
+        }
         assert_eq!(name("logs"), "$['logs'][10]");
         assert_eq!(name("日志 a\"b"), "$['日志 a\"b'][10]");
         assert_eq!(name("it's"), "$['it\\'s'][10]");
