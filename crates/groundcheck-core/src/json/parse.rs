@@ -266,12 +266,18 @@ impl<'a> Parser<'a> {
         Ok(name)
     }
 
-    /// Like [`Parser::member_name`], without decoding or allocating the name.
+    /// Like [`Parser::member_name`], without decoding or allocating the name; a colon right
+    /// after the name (the usual form) is taken without looking for white space.
+    #[inline(always)]
     fn skip_member_name(&mut self) -> Result<(), JsonError> {
         if self.peek() != Some(b'"') {
             return Err(self.unexpected_or_end());
         }
         self.skip_string()?;
+        if self.peek() == Some(b':') {
+            self.pos += 1;
+            return Ok(());
+        }
         self.skip_ws();
         if self.peek() != Some(b':') {
             return Err(self.unexpected_or_end());
@@ -424,11 +430,23 @@ impl<'a> Parser<'a> {
     }
 
     /// A string starting at the opening quote, validated but not decoded (nothing allocated):
-    /// what the locator does with values it does not need.
+    /// what the locator does with values it does not need. Inlined into the skipping loops,
+    /// since most strings there are short names and numbers in quotes, ended by the first
+    /// special byte; a string with an escape, a control character or no end is read again
+    /// from its quote by the tree parser's own scanner, out of line.
+    #[inline]
     pub(super) fn skip_string(&mut self) -> Result<(), JsonError> {
+        let end = self.pos + 1 + special_byte(&self.bytes[self.pos + 1..]);
+        if self.bytes.get(end) == Some(&b'"') {
+            self.pos = end + 1;
+            return Ok(());
+        }
         self.scan_string(None)
     }
 
+    /// Kept out of line: besides decoding, it is the rare path of [`Parser::skip_string`],
+    /// which is inlined into the skipping loops and should stay small there.
+    #[inline(never)]
     fn scan_string(&mut self, mut out: Option<&mut String>) -> Result<(), JsonError> {
         self.pos += 1;
         loop {
@@ -532,49 +550,58 @@ pub(crate) fn unescape(content: &str) -> Option<std::borrow::Cow<'_, str>> {
 /// The offset of the first byte that ends a run of plain string content — `"`, `\\` or a raw
 /// control character, which JSON forbids inside strings — or `bytes.len()`.
 ///
-/// JSON held in a JSON string (a bundle's `raw_output_text`) escapes every quote, so runs
-/// are often a few bytes long: the first bytes are looked at eight at a time in a `u64`
-/// (SWAR), and only a longer run pays for the SIMD search of the two bytes plus a
-/// vectorised control-character check.
+/// Most runs are short (member names, numbers in quotes, log lines; JSON held in a JSON
+/// string, a bundle's `raw_output_text`, escapes every quote): the first bytes are looked at
+/// sixteen at a time, compared lane by lane in a way LLVM turns into SSE2 byte compares, and
+/// only a run longer than a typical log line pays for the setup of the SIMD search of the
+/// two bytes plus a vectorised control-character check, out of line.
+#[inline]
 fn special_byte(bytes: &[u8]) -> usize {
-    const SWAR: usize = 32;
+    const SHORT: usize = 128;
     let mut at = 0;
-    while at < SWAR {
-        let Some(chunk) = bytes.get(at..at + 8) else {
-            let tail = &bytes[at..];
-            return at + tail.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(tail.len());
+    while at < SHORT {
+        let Some(chunk) = bytes[at..].first_chunk::<16>() else {
+            return at + special_byte_slowly(&bytes[at..]);
         };
-        let mut word = [0; 8];
-        word.copy_from_slice(chunk);
-        let found = special_in(u64::from_le_bytes(word));
+        let found = specials(chunk);
         if found != 0 {
             return at + (found.trailing_zeros() / 8) as usize;
         }
-        at += 8;
+        at += 16;
     }
-    let rest = &bytes[at..];
-    let stop = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
-    let run = &rest[..stop];
+    at + special_byte_far(&bytes[at..])
+}
+
+/// [`special_byte`] byte by byte: for the last few bytes of a text.
+#[inline(never)]
+fn special_byte_slowly(bytes: &[u8]) -> usize {
+    bytes.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(bytes.len())
+}
+
+/// [`special_byte`] past the first bytes of a long run.
+#[inline(never)]
+fn special_byte_far(bytes: &[u8]) -> usize {
+    let stop = memchr::memchr2(b'"', b'\\', bytes).unwrap_or(bytes.len());
+    let run = &bytes[..stop];
     // Whether the run holds a control character, without stopping early, so it vectorises;
     // only a run that does (not JSON) is searched byte by byte.
     if run.iter().fold(0u8, |seen, &b| seen | u8::from(b < 0x20)) == 0 {
-        return at + stop;
+        return stop;
     }
-    at + run.iter().position(|&b| b < 0x20).unwrap_or(stop)
+    run.iter().position(|&b| b < 0x20).unwrap_or(stop)
 }
 
-/// A word whose lowest set bit is the high bit of the first byte of `word` (little-endian)
-/// that is `"`, `\\` or below 0x20; zero when there is none. Bits above it may be set
-/// spuriously (a borrow out of the matching byte), never below it, so only the lowest bit is
-/// meaningful.
-fn special_in(word: u64) -> u64 {
-    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
-    const HIGH: u64 = u64::from_le_bytes([0x80; 8]);
-    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
-    let quote = zero_byte(word ^ (ONES * u64::from(b'"')));
-    let backslash = zero_byte(word ^ (ONES * u64::from(b'\\')));
-    let control = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
-    quote | backslash | control
+/// The bytes of `chunk` that are `"`, `\\` or below 0x20 as 0xff lanes (little-endian), the
+/// others zero. Written as a loop of non-short-circuiting tests over fixed-size arrays so
+/// that it compiles to a handful of SSE2 instructions rather than sixteen branches
+/// (`[u8; 16]::map` does too, but is not inlined).
+#[inline(always)]
+fn specials(chunk: &[u8; 16]) -> u128 {
+    let mut lanes = [0u8; 16];
+    for (lane, &b) in lanes.iter_mut().zip(chunk) {
+        *lane = 0u8.wrapping_sub(u8::from(b == b'"') | u8::from(b == b'\\') | u8::from(b < 0x20));
+    }
+    u128::from_le_bytes(lanes)
 }
 
 /// Applies docs/verification.md#order's rule for repeated keys: the last value, at the first position.
@@ -582,16 +609,7 @@ pub(super) fn dedup_members(mut members: Vec<(Box<str>, Node)>) -> Vec<(Box<str>
     if members.len() < 2 {
         return members;
     }
-    let mut first: std::collections::HashMap<&str, usize> =
-        std::collections::HashMap::with_capacity(members.len());
-    let mut moves: Vec<(usize, usize)> = Vec::new();
-    for (i, (k, _)) in members.iter().enumerate() {
-        if let Some(&j) = first.get(&**k) {
-            moves.push((i, j));
-        } else {
-            first.insert(k, i);
-        }
-    }
+    let moves = repeats(&members);
     if moves.is_empty() {
         return members;
     }
@@ -606,6 +624,44 @@ pub(super) fn dedup_members(mut members: Vec<(Box<str>, Node)>) -> Vec<(Box<str>
     members
 }
 
+/// Each member whose key came before, with the position of that key's first member. Most
+/// objects are small, and comparing each key with those before it is then far cheaper than
+/// building (and hashing into) a map; only a large object gets one.
+fn repeats(members: &[(Box<str>, Node)]) -> Vec<(usize, usize)> {
+    const SMALL: usize = 16;
+    if members.len() <= SMALL {
+        repeats_by_scan(members)
+    } else {
+        repeats_by_map(members)
+    }
+}
+
+/// [`repeats`] by comparing each key with every key before it.
+fn repeats_by_scan(members: &[(Box<str>, Node)]) -> Vec<(usize, usize)> {
+    let mut moves = Vec::new();
+    for (i, (k, _)) in members.iter().enumerate().skip(1) {
+        if let Some(j) = members[..i].iter().position(|(earlier, _)| earlier == k) {
+            moves.push((i, j));
+        }
+    }
+    moves
+}
+
+/// [`repeats`] through a map from each key to its first position.
+fn repeats_by_map(members: &[(Box<str>, Node)]) -> Vec<(usize, usize)> {
+    let mut first: std::collections::HashMap<&str, usize> =
+        std::collections::HashMap::with_capacity(members.len());
+    let mut moves = Vec::new();
+    for (i, (k, _)) in members.iter().enumerate() {
+        if let Some(&j) = first.get(&**k) {
+            moves.push((i, j));
+        } else {
+            first.insert(k, i);
+        }
+    }
+    moves
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -617,7 +673,7 @@ mod tests {
     #[test]
     fn special_byte_finds_the_first_quote_backslash_or_control_character() {
         let plain = |b: u8| b != b'"' && b != b'\\' && b >= 0x20;
-        for len in 0..80 {
+        for len in 0..200 {
             for at in 0..=len {
                 for special in [b'"', b'\\', 0x00, 0x1f, b'"'] {
                     // Bytes around each special one that a borrow could confuse: 0x21, 0x5d, 0x20, 0xff.
@@ -632,6 +688,99 @@ mod tests {
                     let expected = bytes.iter().position(|&b| !plain(b)).unwrap_or(len);
                     assert_eq!(special_byte(&bytes), expected, "{bytes:?}");
                 }
+            }
+        }
+    }
+
+    /// The plain reading of a string that [`Parser::skip_string`] must match: one byte at a
+    /// time, with the parser's own escape rule.
+    fn skip_string_byte_by_byte(p: &mut Parser<'_>) -> Result<(), JsonError> {
+        p.pos += 1;
+        loop {
+            match p.peek() {
+                None => return Err(p.error(JsonErrorKind::UnexpectedEnd)),
+                Some(b'"') => {
+                    p.pos += 1;
+                    return Ok(());
+                }
+                Some(b'\\') => {
+                    p.escape()?;
+                }
+                Some(b) if b < 0x20 => return Err(p.error(JsonErrorKind::ControlCharacter)),
+                Some(_) => p.pos += 1,
+            }
+        }
+    }
+
+    /// Strings of random pieces — plain runs of every length around the chunk size, multi-byte
+    /// UTF-8, good and bad escapes, raw control characters, quotes — with something after.
+    fn random_strings() -> Vec<String> {
+        const PIECES: [&str; 16] = [
+            "a",
+            "0123456789abcdef",
+            "metric_name",
+            "é",
+            "😀",
+            "\\\"",
+            "\\\\",
+            "\\n",
+            "\\u0041",
+            "\\ud83d\\ude00",
+            "\\ud800",
+            "\\x",
+            "\u{1}",
+            "\u{1f}",
+            "\"",
+            " ",
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        (0..3000)
+            .map(|_| {
+                let mut text = String::from("\"");
+                for _ in 0..next(12) {
+                    // Mostly plain pieces, so that many strings get past their first chunks.
+                    let piece = if next(3) == 0 { next(PIECES.len()) } else { next(4) };
+                    text.push_str(&PIECES[piece].repeat(1 + next(3)));
+                }
+                text.push_str(["\"", "\",1]", ""][next(3)]);
+                text
+            })
+            .collect()
+    }
+
+    #[test]
+    fn skip_string_is_the_byte_by_byte_reading_at_every_end_of_input() {
+        for text in random_strings() {
+            for cut in (1..=text.len()).filter(|&cut| text.is_char_boundary(cut)) {
+                let text = &text[..cut];
+                let (mut fast, mut plain, mut tree) =
+                    (Parser::new(text), Parser::new(text), Parser::new(text));
+                let skipped = fast.skip_string();
+                assert_eq!(skipped, skip_string_byte_by_byte(&mut plain), "{text:?}");
+                assert_eq!(fast.pos, plain.pos, "{text:?}");
+                assert_eq!(skipped, tree.string().map(|_| ()), "{text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn repeated_keys_are_found_alike_by_scan_and_by_map() {
+        let mut seed = 7u64;
+        for len in 0..40 {
+            for _ in 0..50 {
+                let members: Vec<(Box<str>, Node)> = (0..len)
+                    .map(|_| {
+                        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                        (format!("k{}", (seed >> 33) % (len as u64 + 1)).into(), Node::Null)
+                    })
+                    .collect();
+                assert_eq!(repeats_by_scan(&members), repeats_by_map(&members));
             }
         }
     }
@@ -671,6 +820,13 @@ mod tests {
     fn repeated_key_keeps_last_value_at_first_position() {
         let doc = Json::parse(r#"{"a":1,"b":2,"a":3}"#).unwrap();
         assert_eq!(doc.to_json_string(), r#"{"a":3,"b":2}"#);
+        // Past the size at which repeats are found through a map.
+        let keys: Vec<String> = (0..20).chain([3, 19, 3]).map(|i| format!(r#""k{i}":{i}"#)).collect();
+        let doc = Json::parse(&format!("{{{},\"k3\":true}}", keys.join(","))).unwrap();
+        let expected: Vec<String> = (0..20)
+            .map(|i| format!(r#""k{i}":{}"#, if i == 3 { "true".into() } else { i.to_string() }))
+            .collect();
+        assert_eq!(doc.to_json_string(), format!("{{{}}}", expected.join(",")));
     }
 
     #[test]
