@@ -10,6 +10,7 @@
 
 use std::collections::HashMap;
 
+use futures_util::TryStreamExt;
 use groundcheck_core::{Reason, Status};
 use sqlx::AssertSqlSafe;
 
@@ -195,8 +196,15 @@ impl Store {
             for id in &ids {
                 query = query.bind(*id);
             }
-            let rows = query.fetch_all(pool).await.map_err(|e| self.error(action(), e))?;
-            rows.iter().map(StoredRow::decode).collect::<Result<_, _>>().map_err(|e| self.error(action(), e))
+            // Each row is decoded as it arrives, while the driver reads the next ones (SQLite's
+            // worker thread steps ahead; a server's bytes keep coming): read whole first, the
+            // two took turns.
+            let mut rows = query.fetch(pool);
+            let mut decoded = Vec::new();
+            while let Some(row) = rows.try_next().await.map_err(|e| self.error(action(), e))? {
+                decoded.push(StoredRow::decode(&row).map_err(|e| self.error(action(), e))?);
+            }
+            Ok(decoded)
         })
     }
 
