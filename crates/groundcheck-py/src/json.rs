@@ -299,8 +299,7 @@ fn float_repr(f: f64) -> String {
 fn write_int(value: &Bound<'_, PyAny>, out: &mut JsonBuilder) -> Result<(), NotJson> {
     match value.extract::<i64>() {
         Ok(small) => {
-            let mut digits = [0u8; 20];
-            out.number(i64_text(small, &mut digits));
+            out.number(itoa::Buffer::new().format(small));
             Ok(())
         }
         Err(_) => {
@@ -311,25 +310,6 @@ fn write_int(value: &Bound<'_, PyAny>, out: &mut JsonBuilder) -> Result<(), NotJ
             Ok(())
         }
     }
-}
-
-/// `n` in decimal, written into `buf` (20 bytes hold every i64).
-fn i64_text(n: i64, buf: &mut [u8; 20]) -> &str {
-    let mut at = buf.len();
-    let mut rest = n.unsigned_abs();
-    loop {
-        at -= 1;
-        buf[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    if n < 0 {
-        at -= 1;
-        buf[at] = b'-';
-    }
-    std::str::from_utf8(&buf[at..]).unwrap_or("0")
 }
 
 /// Builds the scalars [`write_common_scalar`] leaves: `Decimal`, bytes, dates and times.

@@ -47,20 +47,9 @@ pub(crate) fn push_name(path: &mut String, name: &str) {
 
 /// Appends `[index]`.
 pub(crate) fn push_index(path: &mut String, index: usize) {
-    // By hand: the formatting machinery costs more than the digits, on every step of a path.
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut rest = index;
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
+    // itoa: the formatting machinery costs more than the digits, on every step of a path.
     path.push('[');
-    digits[at..].iter().for_each(|&d| path.push(char::from(d)));
+    path.push_str(itoa::Buffer::new().format(index));
     path.push(']');
 }
 
