@@ -2,8 +2,9 @@
 //!
 //! A reader task walks the job's runs in order and sends bounded batches (whole runs, about
 //! `batch_rows` rows, with the verdicts stored for them before) down a channel of depth two;
-//! a verifier thread runs each batch on its own rayon pool; the writer stores each batch's verdicts together with the
-//! job's checkpoint and running totals in one transaction and tallies them. Memory is bounded by a few batches, never by the database. Any error stops
+//! a verifier thread runs each batch on its own rayon pool; the writer stores each batch's
+//! verdicts together with the job's checkpoint and running totals in one transaction and
+//! tallies them. Memory is bounded by a few batches, never by the database. Any error stops
 //! all three stages and leaves the checkpoint at the last committed batch; so does a stop
 //! request (Ctrl-C), after the batch being committed.
 
@@ -86,7 +87,7 @@ struct Batch {
 /// A batch's rows, or already the core's runs. Turning rows into runs (parsing their JSON
 /// columns) costs about an eighth of verifying them. With one verification thread, the reader,
 /// which otherwise waits on that thread most of the time, does it: the verification thread
-/// was 12 % shorter on the bench corpus. A wider pool does it in parallel, where a reader
+/// was 11 % shorter on the bench corpus. A wider pool does it in parallel, where a reader
 /// doing it alone would be the stage everything waits for.
 enum Runs {
     Rows(Vec<Vec<StoredRow>>),
