@@ -289,6 +289,6 @@ if __name__ == "__main__":
         db_rows = [as_db_row(r) for r in rows]
         throughput([("Python values (raw_output a dict)", values), ("DB rows (columns as str)", db_rows)])
         gil(db_rows)
-        threads("the corpus's DB rows", db_rows, 1)
+        threads("the corpus's DB rows", db_rows, 10)
         one_thread_runs(db_rows, 250)
         peer(values, db_rows)
