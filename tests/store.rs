@@ -471,8 +471,8 @@ fn run_write_stores_fuzzy_verdicts_under_a_key_naming_the_threshold() {
 
 /// `reverify` reads a list of runs per statement (`Store::read_keys`): for every run and
 /// run-less session of the fixtures, listed more than `MAX_KEYS` at a time, in and out of a
-/// `created_at` window, the rows and stored verdicts (and their outcomes, what `reverify`
-/// compares with) are exactly what reading each key alone gives.
+/// `created_at` window, the rows, and the outcomes of the stored verdicts (what `reverify`
+/// compares with), are exactly what reading each key alone gives.
 #[test]
 fn reading_many_runs_at_once_gives_what_reading_each_gives() {
     for engine in engines::all() {
@@ -505,15 +505,12 @@ fn reading_many_runs_at_once_gives_what_reading_each_gives() {
                 assert!(rows > 0, "{}: the window holds rows", engine.name);
             }
             let policy = "require=all;match=elided";
-            let mut together = store.read_keys_verdicts(policy, &keys).await.unwrap();
             let mut each = Vec::new();
             for key in &keys {
                 each.extend(store.read_key_verdicts(policy, key).await.unwrap());
             }
-            together.sort_by_key(|v| v.verdict.id);
             each.sort_by_key(|v| v.verdict.id);
             assert!(!each.is_empty(), "{}: verdicts were stored", engine.name);
-            assert_eq!(together, each, "{}", engine.name);
             // What `reverify` compares with: the status and reason of each of those verdicts,
             // once each, read for the longer list (absent runs, padding repeats) too.
             let mut outcomes = store.read_keys_outcomes(policy, &listed).await.unwrap();

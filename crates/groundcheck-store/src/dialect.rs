@@ -50,11 +50,6 @@ pub(crate) struct Dialect {
     /// (`since, since, until, until`), then the list, placed by [`Dialect::keyed`].
     pub(crate) select_runs_in: &'static str,
     pub(crate) select_sessions_in: &'static str,
-    /// The stored verdicts of a list of runs / sessions: the policy, then the list.
-    /// [`Store::read_keys_verdicts`](crate::Store::read_keys_verdicts); `reverify` reads
-    /// [`Dialect::select_outcomes_runs_in`].
-    pub(crate) select_verdicts_runs_in: &'static str,
-    pub(crate) select_verdicts_sessions_in: &'static str,
     /// The stored status and reason of each row of a list of runs / sessions: the policy,
     /// then the list. What `reverify` compares with, looked up row by row on the verdicts'
     /// primary key (PostgreSQL: see [`POSTGRES`]).
@@ -306,14 +301,6 @@ pub(crate) static SQLITE: Dialect = Dialect {
     tool_names: "SELECT DISTINCT tool_name FROM tool_invocation ORDER BY tool_name LIMIT ?",
     select_runs_in: sqlite_select!("(? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?) AND t.run_id IN "),
     select_sessions_in: sqlite_select!("(? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?) AND t.run_id IS NULL AND t.session_id IN "),
-    select_verdicts_runs_in: "SELECT v.invocation_id, v.run_id, t.tool_name, v.status, v.reason, v.claimed_status, \
-        v.claim_agrees, v.source, CAST(v.refs AS TEXT), CAST(v.warnings AS TEXT), v.engine_version \
-        FROM tool_invocation t CROSS JOIN evidence_verification v ON v.invocation_id = t.id AND v.policy = ? \
-        WHERE t.run_id IN ",
-    select_verdicts_sessions_in: "SELECT v.invocation_id, v.run_id, t.tool_name, v.status, v.reason, v.claimed_status, \
-        v.claim_agrees, v.source, CAST(v.refs AS TEXT), CAST(v.warnings AS TEXT), v.engine_version \
-        FROM tool_invocation t CROSS JOIN evidence_verification v ON v.invocation_id = t.id AND v.policy = ? \
-        WHERE t.run_id IS NULL AND t.session_id IN ",
     select_outcomes_runs_in: "SELECT v.invocation_id, v.status, v.reason \
         FROM tool_invocation t CROSS JOIN evidence_verification v ON v.invocation_id = t.id AND v.policy = ? \
         WHERE t.run_id IN ",
@@ -381,14 +368,6 @@ pub(crate) static MYSQL: Dialect = Dialect {
     tool_names: SQLITE.tool_names,
     select_runs_in: mysql_select!("(? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?) AND t.run_id IN "),
     select_sessions_in: mysql_select!("(? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?) AND t.run_id IS NULL AND t.session_id IN "),
-    select_verdicts_runs_in: "SELECT v.invocation_id, v.run_id, t.tool_name, v.status, v.reason, v.claimed_status, \
-        v.claim_agrees, v.source, v.refs, v.warnings, v.engine_version \
-        FROM tool_invocation t STRAIGHT_JOIN evidence_verification v ON v.invocation_id = t.id AND v.policy = ? \
-        WHERE t.run_id IN ",
-    select_verdicts_sessions_in: "SELECT v.invocation_id, v.run_id, t.tool_name, v.status, v.reason, v.claimed_status, \
-        v.claim_agrees, v.source, v.refs, v.warnings, v.engine_version \
-        FROM tool_invocation t STRAIGHT_JOIN evidence_verification v ON v.invocation_id = t.id AND v.policy = ? \
-        WHERE t.run_id IS NULL AND t.session_id IN ",
     select_outcomes_runs_in: "SELECT v.invocation_id, v.status, v.reason \
         FROM tool_invocation t STRAIGHT_JOIN evidence_verification v ON v.invocation_id = t.id AND v.policy = ? \
         WHERE t.run_id IN ",
@@ -462,8 +441,6 @@ pub(crate) static POSTGRES: Dialect = Dialect {
     tool_names: "SELECT DISTINCT convert_to(tool_name, 'UTF8') FROM tool_invocation ORDER BY 1 LIMIT $1",
     select_runs_in: postgres_select!(bytes, postgres_keyed!(runs, "*"), postgres_where!(window)),
     select_sessions_in: postgres_select!(bytes, postgres_keyed!(sessions, "*"), postgres_where!(window)),
-    select_verdicts_runs_in: concat!(postgres_verdict_columns!(bytes), " WHERE t.run_id IN "),
-    select_verdicts_sessions_in: concat!(postgres_verdict_columns!(bytes), " WHERE t.run_id IS NULL AND t.session_id IN "),
     select_outcomes_runs_in: postgres_outcomes!(bytes, runs),
     select_outcomes_sessions_in: postgres_outcomes!(bytes, sessions),
     upsert_head: SQLITE.upsert_head,
@@ -497,11 +474,6 @@ pub(crate) static POSTGRES_UTF8: Dialect = Dialect {
     ),
     select_runs_in: postgres_select!(text, postgres_keyed!(runs, "*"), postgres_where!(window)),
     select_sessions_in: postgres_select!(text, postgres_keyed!(sessions, "*"), postgres_where!(window)),
-    select_verdicts_runs_in: concat!(postgres_verdict_columns!(text), " WHERE t.run_id IN "),
-    select_verdicts_sessions_in: concat!(
-        postgres_verdict_columns!(text),
-        " WHERE t.run_id IS NULL AND t.session_id IN "
-    ),
     select_outcomes_runs_in: postgres_outcomes!(text, runs),
     select_outcomes_sessions_in: postgres_outcomes!(text, sessions),
     relevance_level: "t.relevance_level",

@@ -17,7 +17,7 @@ use sqlx::AssertSqlSafe;
 use crate::dialect::{self, Dialect};
 use crate::error::{ErrorKind, StoreError};
 use crate::row::{StoredRow, TextColumns};
-use crate::store::{decode_verdict, with_pool, Pool, RunKey, Store, StoredVerdict, Window};
+use crate::store::{with_pool, Pool, RunKey, Store, Window};
 use crate::url::Engine;
 
 /// The most keys one statement lists; longer lists take several statements.
@@ -34,74 +34,23 @@ pub struct StoredOutcome {
     pub reason: Reason,
 }
 
-/// Something stored per row under a policy, read for lists of runs by one statement.
-trait Stored: Sized {
-    /// What it is called in messages.
-    const WHAT: &'static str;
-    /// The statement, up to its list of runs (`sessions`: of run-less sessions).
-    fn head(sql: &Dialect, sessions: bool) -> &'static str;
-    /// One row of that statement.
-    fn decode<R>(row: &R) -> Result<Self, String>
-    where
-        R: TextColumns,
-        usize: sqlx::ColumnIndex<R>,
-        for<'r> i64: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
-        for<'r> bool: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>;
-}
-
-impl Stored for StoredVerdict {
-    const WHAT: &'static str = "verdicts";
-
-    fn head(sql: &Dialect, sessions: bool) -> &'static str {
-        if sessions {
-            sql.select_verdicts_sessions_in
-        } else {
-            sql.select_verdicts_runs_in
-        }
-    }
-
-    fn decode<R>(row: &R) -> Result<Self, String>
-    where
-        R: TextColumns,
-        usize: sqlx::ColumnIndex<R>,
-        for<'r> i64: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
-        for<'r> bool: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
-    {
-        decode_verdict(row)
-    }
-}
-
-impl Stored for StoredOutcome {
-    const WHAT: &'static str = "outcomes";
-
-    fn head(sql: &Dialect, sessions: bool) -> &'static str {
-        if sessions {
-            sql.select_outcomes_sessions_in
-        } else {
-            sql.select_outcomes_runs_in
-        }
-    }
-
-    /// `invocation_id, status, reason`; the two names parsed from the bytes, which a name
-    /// that is not UTF-8 could not be.
-    fn decode<R>(row: &R) -> Result<Self, String>
-    where
-        R: TextColumns,
-        usize: sqlx::ColumnIndex<R>,
-        for<'r> i64: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
-        for<'r> bool: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
-    {
-        let name = |i: usize| -> Result<&str, String> {
-            let bytes =
-                row.bytes(i).map_err(|e| e.to_string())?.ok_or_else(|| format!("column {i} is NULL"))?;
-            std::str::from_utf8(bytes).map_err(|e| format!("column {i}: {e}"))
-        };
-        Ok(StoredOutcome {
-            id: row.try_get(0).map_err(|e| e.to_string())?,
-            status: name(1)?.parse::<Status>().map_err(|e| e.to_string())?,
-            reason: name(2)?.parse::<Reason>().map_err(|e| e.to_string())?,
-        })
-    }
+/// One row of a dialect's `select_outcomes_*_in`: `invocation_id, status, reason`, the two
+/// names parsed from the bytes, which a name that is not UTF-8 could not be.
+fn decode_outcome<R>(row: &R) -> Result<StoredOutcome, String>
+where
+    R: TextColumns,
+    usize: sqlx::ColumnIndex<R>,
+    for<'r> i64: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+{
+    let name = |i: usize| -> Result<&str, String> {
+        let bytes = row.bytes(i).map_err(|e| e.to_string())?.ok_or_else(|| format!("column {i} is NULL"))?;
+        std::str::from_utf8(bytes).map_err(|e| format!("column {i}: {e}"))
+    };
+    Ok(StoredOutcome {
+        id: row.try_get(0).map_err(|e| e.to_string())?,
+        status: name(1)?.parse::<Status>().map_err(|e| e.to_string())?,
+        reason: name(2)?.parse::<Reason>().map_err(|e| e.to_string())?,
+    })
 }
 
 impl Store {
@@ -129,17 +78,6 @@ impl Store {
         Ok(found)
     }
 
-    /// The verdicts stored under `policy` for the rows of `keys`: what
-    /// [`Store::read_key_verdicts`] returns for each, together, in one query per
-    /// [`MAX_KEYS`] keys.
-    pub async fn read_keys_verdicts(
-        &self,
-        policy: &str,
-        keys: &[RunKey],
-    ) -> Result<Vec<StoredVerdict>, StoreError> {
-        self.read_keys_stored(policy, keys).await
-    }
-
     /// The status and reason stored under `policy` for the rows of `keys`, in one query per
     /// [`MAX_KEYS`] keys: all that `reverify` compares its verdicts with. Whole verdicts
     /// would read every stored ref (on PostgreSQL, out of TOAST) and parse it, to be dropped.
@@ -148,27 +86,26 @@ impl Store {
         policy: &str,
         keys: &[RunKey],
     ) -> Result<Vec<StoredOutcome>, StoreError> {
-        self.read_keys_stored(policy, keys).await
-    }
-
-    /// What is stored under `policy` for the rows of `keys`, read as `T`.
-    async fn read_keys_stored<T: Stored>(&self, policy: &str, keys: &[RunKey]) -> Result<Vec<T>, StoreError> {
         let mut found = Vec::new();
         if !self.schema().await?.verdicts {
             return Ok(found);
         }
         for (sessions, part) in lists(keys) {
             let ids: Vec<&str> = padded(&part);
-            let action = || format!("reading stored {} of {}", T::WHAT, describe(sessions, &part));
-            let statement = |sql: &Dialect| sql.keyed(T::head(sql, sessions), 2, ids.len());
-            let stored: Result<Vec<T>, String> = with_pool!(self, pool, sql => {
+            let action = || format!("reading stored outcomes of {}", describe(sessions, &part));
+            let statement = |sql: &Dialect| {
+                let head =
+                    if sessions { sql.select_outcomes_sessions_in } else { sql.select_outcomes_runs_in };
+                sql.keyed(head, 2, ids.len())
+            };
+            let stored: Result<Vec<StoredOutcome>, String> = with_pool!(self, pool, sql => {
                 let statement = statement(sql);
                 let mut query = sqlx::query(AssertSqlSafe(statement)).bind(policy);
                 for id in &ids {
                     query = query.bind(*id);
                 }
                 let rows = query.fetch_all(pool).await.map_err(|e| self.error(action(), e))?;
-                rows.iter().map(T::decode).collect()
+                rows.iter().map(decode_outcome).collect()
             });
             found.extend(stored.map_err(|e| StoreError::new(ErrorKind::Other, &self.url, action(), e))?);
         }

@@ -197,14 +197,21 @@ impl Store {
     /// The error naming which of [`REQUIRED_COLUMNS`] `tool_invocation` lacks, once the probe
     /// of all of them together failed: one probe per column to find which.
     async fn lacking_required_columns(&self) -> StoreError {
-        let mut lacking = Vec::new();
-        for column in REQUIRED_COLUMNS {
-            match self.probe(&format!("SELECT {column} FROM tool_invocation WHERE 1 = 0")).await {
-                Ok(true) => {}
-                Ok(false) => lacking.push(column),
-                Err(e) => return e,
-            }
-        }
+        let probes: Vec<String> = REQUIRED_COLUMNS
+            .iter()
+            .map(|column| format!("SELECT {column} FROM tool_invocation WHERE 1 = 0"))
+            .collect();
+        let probes: Vec<&str> = probes.iter().map(String::as_str).collect();
+        let there = match self.probe_all(&probes).await {
+            Ok(there) => there,
+            Err(e) => return e,
+        };
+        let lacking: Vec<&str> = REQUIRED_COLUMNS
+            .iter()
+            .zip(there)
+            .filter(|(_, there)| !there)
+            .map(|(column, _)| *column)
+            .collect();
         let engine = match self.engine() {
             Engine::Sqlite => "sqlite",
             Engine::MySql => "mysql",
