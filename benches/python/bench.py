@@ -9,7 +9,9 @@
    the same output as JSON text (what a database or a tool gives a Rust program), and, for
    comparison, holding it already parsed into the engine's own document. Goal: at most 2×.
    Beside the dict row, `json.dumps` of it: what reading a dict's values out of Python costs
-   when the C code of the standard library does it.
+   when the C code of the standard library does it; and `orjson.dumps`, the fastest reader
+   there is, which reads CPython's internal structures directly (a build per CPython version,
+   where groundcheck is one abi3 build through the stable ABI, and no unsafe code of its own).
 2. `verify_run` over the seeded corpus held as Python values (`raw_output` a dict) and as rows a
    DB driver returns (`raw_output_text`, `retrieval_details`, `input_params` as `str`), against
    a Rust program given the same rows as a database gives it them (`Verifier._time_verify_run`):
@@ -34,7 +36,10 @@
    and `verify_run` of a verifier limited to one thread (`Verifier(threads=1)`) on runs of 250
    rows. Goal: 1.8×. Beside each, the machine's own ceiling in the same run: the same
    verifications in Rust alone (`Verifier._time_verify`, the GIL let go) from two threads
-   against one, which is what two cores give this work when no Python runs at all.
+   against one, which is what two cores give this work when no Python runs at all. Beside the
+   corpus's rows, CPython's own C code making calls of the same lengths that let the GIL go
+   (`hashlib.sha256`): what the GIL's hand-over costs such calls when almost nothing is done
+   with it held.
 5. The pure-Python peer of `benches/peer` (what a team would write instead) verifying the same
    rows in the same process.
 
@@ -44,6 +49,7 @@ move with it.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import statistics
@@ -54,6 +60,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import groundcheck
+import orjson
 
 ROW: dict[str, Any] = {
     "id": 1,
@@ -90,6 +97,12 @@ def timed(work: Callable[[], object]) -> float:
     return time.perf_counter() - started
 
 
+def repeat(n: int, work: Callable[[Any], object], arg: Any) -> None:
+    """`work(arg)` `n` times, each result dropped at once."""
+    for _ in range(n):
+        work(arg)
+
+
 def load() -> str:
     return "load average " + ", ".join(f"{x:.1f}" for x in os.getloadavg())
 
@@ -112,9 +125,13 @@ def per_call() -> None:
 
         py = best_of(5, calls) / n
         if name == "dict":
-            dumps = best_of(5, lambda row=row: timed(lambda: [json.dumps(row) for _ in range(n)])) / n
+            # Each text dropped as soon as made: 20,000 kept alive would time the allocator too.
+            dumps = best_of(5, lambda row=row: timed(lambda: repeat(n, json.dumps, row))) / n
             print(f"json.dumps of the dict row alone (what handing it to any engine outside Python "
                   f"starts with): {dumps * 1e6:.1f} µs ({load()})")
+            fastest = best_of(5, lambda row=row: timed(lambda: repeat(n, orjson.dumps, row))) / n
+            print(f"orjson.dumps of the same dict (a reader of CPython's internal structures, built per "
+                  f"CPython version): {fastest * 1e6:.2f} µs ({load()})")
         for i, (held, form) in enumerate(floors):
             rust = best_of(5, lambda row=row, form=form: verifier._time_verify(row, n, form)) / n
             mark = f" {goal(py / rust <= 2, '≤ 2×')}" if i == 0 else ""
@@ -243,6 +260,30 @@ def threads(name: str, rows: list[dict[str, Any]], rounds: int) -> None:
                 alone._time_verify_run(rows)
 
     two_threads(f"{rounds * len(rows)} verify_invocation calls each on {name}", calls, in_rust)
+    if len(rows) > 1:
+        cpython_floor(verifier, rows, rounds)
+
+
+def cpython_floor(verifier: groundcheck.Verifier, rows: list[dict[str, Any]], rounds: int) -> None:
+    """Two threads of CPython's own C code making calls as long as `verifier`'s on `rows`, each
+    letting the GIL go around its work: `hashlib.sha256` of data sized so that each call takes
+    as long as the matching row's `verify_invocation`. What the GIL's hand-over costs calls of
+    these lengths when almost nothing is done with the GIL held."""
+    lengths = []
+    for row in rows:
+        lengths.append(timed(lambda row=row: [verifier.verify_invocation(row) for _ in range(5)]) / 5)
+    sample = b"x" * 16384
+    rate = len(sample) * 2000 / best_of(3, lambda: timed(lambda: [hashlib.sha256(sample) for _ in range(2000)]))
+    # hashlib keeps the GIL under 2 KiB: every call here lets it go, as verify_invocation does.
+    blobs = [b"x" * max(2048, int(seconds * rate)) for seconds in lengths]
+
+    def calls() -> None:
+        for _ in range(rounds):
+            for blob in blobs:
+                hashlib.sha256(blob)
+
+    print(f"  CPython's own C code (hashlib.sha256) in calls of the same lengths, the GIL let go in "
+          f"each: two threads {scaling(calls):.2f}× one ({load()})")
 
 
 def one_thread_runs(rows: list[dict[str, Any]], size: int) -> None:

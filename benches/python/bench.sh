@@ -6,8 +6,10 @@ cd "$(dirname "$0")/../.."
 N=${N:-2000}
 venv=target/bench-venv
 [[ -x $venv/bin/python ]] || python3 -m venv "$venv"
-# maturin builds the package; the peer (benches/peer) needs its pinned JSONPath library.
-"$venv/bin/pip" install --quiet --disable-pip-version-check maturin -r benches/peer/requirements.txt
+# maturin builds the package; the peer (benches/peer) needs its pinned JSONPath library, and
+# the bench its floors (benches/python/requirements.txt).
+"$venv/bin/pip" install --quiet --disable-pip-version-check maturin -r benches/peer/requirements.txt \
+  -r benches/python/requirements.txt
 (cd crates/groundcheck-py && VIRTUAL_ENV="$PWD/../../$venv" "../../$venv/bin/maturin" develop --release --quiet)
 cargo build --release --quiet --example corpus
 corpus=target/bench-corpus-$N

@@ -77,3 +77,28 @@ pub(crate) fn write_json_string(s: &str, out: &mut String) {
     out.push_str(&s[start..]);
     out.push('"');
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reports are read by other programs' JSON readers: a string is escaped as serde_json
+    /// escapes it, byte for byte (the shortest escapes, `\u00XX` in lower case otherwise).
+    #[test]
+    fn strings_are_escaped_as_serde_json_escapes_them() {
+        let mut cases: Vec<String> = (0u8..0x80).map(|b| char::from(b).to_string()).collect();
+        for len in 0..40 {
+            for special in ['"', '\\', '\u{0}', '\u{1f}', '\n', '\u{7f}', 'é', '\u{2028}'] {
+                let mut s: String = "ab cd ef gh ".chars().cycle().take(len).collect();
+                s.push(special);
+                s.push_str("tail");
+                cases.push(s);
+            }
+        }
+        for s in cases {
+            let mut out = String::new();
+            write_json_string(&s, &mut out);
+            assert_eq!(out, serde_json::to_string(&s).unwrap(), "{s:?}");
+        }
+    }
+}
