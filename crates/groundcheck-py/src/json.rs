@@ -122,7 +122,35 @@ fn write_json(value: &Bound<'_, PyAny>, out: &mut JsonBuilder) -> Result<(), Not
                 value
             }
         };
-        // The common scalars first: they need no class of Python's own to be told apart.
+        // What a tool's output is mostly made of, each told by one comparison of its type:
+        // an exact `str`, `dict` or `list`. Reading them directly runs no Python code (pushing
+        // steps does not either), so a container cannot change while it is read.
+        if let Ok(s) = value.cast_exact::<PyString>() {
+            out.string(&text(s)?);
+            continue;
+        }
+        if let Ok(dict) = value.cast_exact::<PyDict>() {
+            enter(&mut open, &value)?;
+            out.begin_object_with_capacity(dict.len());
+            steps.push(Step::Close);
+            let first = steps.len();
+            for (key, item) in dict.iter() {
+                steps.push(Step::Member(member_key(key)?, item));
+            }
+            // Pushed in order, taken from the end: reversed, the first child comes first.
+            steps[first..].reverse();
+            continue;
+        }
+        if let Ok(list) = value.cast_exact::<PyList>() {
+            enter(&mut open, &value)?;
+            out.begin_array_with_capacity(list.len());
+            steps.push(Step::Close);
+            let first = steps.len();
+            steps.extend(list.iter().map(Step::Item));
+            steps[first..].reverse();
+            continue;
+        }
+        // The other common scalars: they need no class of Python's own to be told apart.
         if write_common_scalar(&value, out)? {
             continue;
         }
@@ -131,36 +159,17 @@ fn write_json(value: &Bound<'_, PyAny>, out: &mut JsonBuilder) -> Result<(), Not
             write_scalar(&value, classes, out)?;
             continue;
         }
-        let id = value.as_ptr() as usize;
-        if open.contains(&id) {
-            return Err(NotJson::Value("a container that contains itself".into()));
-        }
-        open.push(id);
-        // How many children follow, when Python knows it without running a container's own
-        // code: the builder's room for them, allocated once.
-        let len = value
-            .cast_exact::<PyList>()
-            .map(|l| l.len())
-            .or_else(|_| value.cast_exact::<PyDict>().map(|d| d.len()))
-            .unwrap_or(0);
+        enter(&mut open, &value)?;
         if array {
-            out.begin_array_with_capacity(len);
+            out.begin_array();
         } else {
-            out.begin_object_with_capacity(len);
+            out.begin_object();
         }
         steps.push(Step::Close);
         let first = steps.len();
-        if let Ok(list) = value.cast_exact::<PyList>() {
-            // Read directly: pushing steps runs no Python code, so the list cannot change.
-            steps.extend(list.iter().map(Step::Item));
-        } else if array {
+        if array {
             for item in value.try_iter()? {
                 steps.push(Step::Item(item?));
-            }
-        } else if let Ok(dict) = value.cast_exact::<PyDict>() {
-            // Read directly: pushing steps runs no Python code, so the dict cannot change.
-            for (key, item) in dict.iter() {
-                steps.push(Step::Member(member_key(key)?, item));
             }
         } else {
             for_each_member(&value, |key, item| {
@@ -171,6 +180,17 @@ fn write_json(value: &Bound<'_, PyAny>, out: &mut JsonBuilder) -> Result<(), Not
         // Pushed in order, taken from the end: reversed, the first child comes first.
         steps[first..].reverse();
     }
+    Ok(())
+}
+
+/// Notes `value`, a container about to be opened, among the containers on the path from the
+/// root (`open`): one seen again contains itself.
+fn enter(open: &mut Vec<usize>, value: &Bound<'_, PyAny>) -> Result<(), NotJson> {
+    let id = value.as_ptr() as usize;
+    if open.contains(&id) {
+        return Err(NotJson::Value("a container that contains itself".into()));
+    }
+    open.push(id);
     Ok(())
 }
 
