@@ -162,6 +162,58 @@ mod tests {
         assert_eq!(verdicts.into_report(), expected);
     }
 
+    /// Rows of runs that alternate, and rows without a run whose sessions alternate: each
+    /// lands in its own run whatever came just before it, and a repeated id is refused even
+    /// when other runs' rows came between.
+    #[test]
+    fn alternating_runs_are_grouped_and_checked_alike() {
+        let row = |id, run: Option<&str>, session: Option<&str>| Invocation {
+            id,
+            run_id: run.map(String::from),
+            session_id: session.map(String::from),
+            tool_name: "t".into(),
+            ..Invocation::default()
+        };
+        let rows = [
+            row(1, Some("a"), Some("s")),
+            row(1, Some("b"), Some("s")),
+            row(2, Some("a"), Some("s")),
+            row(1, None, Some("s")),
+            row(1, None, Some("t")),
+            row(2, None, Some("s")),
+            row(3, Some("a"), None),
+            row(2, None, None),
+            row(1, Some("s"), None),
+        ];
+        let mut runs = RunSet::default();
+        for inv in rows {
+            runs.push(inv).unwrap();
+        }
+        let grouped: Vec<(Option<String>, Option<String>, Vec<i64>)> = runs
+            .into_runs()
+            .into_iter()
+            .map(|r| (r.run_id, r.session_id, r.invocations.iter().map(|i| i.id).collect()))
+            .collect();
+        let s = |x: &str| Some(x.to_string());
+        assert_eq!(
+            grouped,
+            [
+                (s("a"), s("s"), vec![1, 2, 3]),
+                (s("b"), s("s"), vec![1]),
+                (None, s("s"), vec![1, 2]),
+                (None, s("t"), vec![1]),
+                (None, None, vec![2]),
+                // A run named like a session is not that session's rows.
+                (s("s"), None, vec![1]),
+            ]
+        );
+        let mut runs = RunSet::default();
+        runs.push(row(1, Some("a"), None)).unwrap();
+        runs.push(row(1, Some("b"), None)).unwrap();
+        assert!(runs.push(row(1, Some("a"), None)).is_err(), "another run's row between");
+        assert!(runs.push(row(1, Some("b"), None)).is_err(), "the last run's own row");
+    }
+
     #[test]
     fn both_refuse_the_same_repeated_id() {
         let policy = Policy::default();
