@@ -122,54 +122,47 @@ fn write_json(value: &Bound<'_, PyAny>, out: &mut JsonBuilder) -> Result<(), Not
                 value
             }
         };
-        // What a tool's output is mostly made of, each told by one comparison of its type:
-        // an exact `str`, `dict` or `list`. Reading them directly runs no Python code (pushing
-        // steps does not either), so a container cannot change while it is read.
+        // What a tool's output is mostly made of, each told by one comparison of its type —
+        // an exact `str`, `dict` or `list` — before the scalars are tried one by one.
         if let Ok(s) = value.cast_exact::<PyString>() {
             out.string(&text(s)?);
             continue;
         }
-        if let Ok(dict) = value.cast_exact::<PyDict>() {
-            enter(&mut open, &value)?;
-            out.begin_object_with_capacity(dict.len());
-            steps.push(Step::Close);
-            let first = steps.len();
-            for (key, item) in dict.iter() {
-                steps.push(Step::Member(member_key(key)?, item));
-            }
-            // Pushed in order, taken from the end: reversed, the first child comes first.
-            steps[first..].reverse();
+        let (dict, list) = (value.cast_exact::<PyDict>().ok(), value.cast_exact::<PyList>().ok());
+        let array = if dict.is_some() || list.is_some() {
+            list.is_some()
+        } else if write_common_scalar(&value, out)? {
             continue;
-        }
-        if let Ok(list) = value.cast_exact::<PyList>() {
-            enter(&mut open, &value)?;
-            out.begin_array_with_capacity(list.len());
-            steps.push(Step::Close);
-            let first = steps.len();
-            steps.extend(list.iter().map(Step::Item));
-            steps[first..].reverse();
-            continue;
-        }
-        // The other common scalars: they need no class of Python's own to be told apart.
-        if write_common_scalar(&value, out)? {
-            continue;
-        }
-        let array = value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>();
-        if !array && !classes.is_mapping(&value)? {
-            write_scalar(&value, classes, out)?;
-            continue;
-        }
-        enter(&mut open, &value)?;
-        if array {
-            out.begin_array();
         } else {
-            out.begin_object();
+            let array = value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>();
+            if !array && !classes.is_mapping(&value)? {
+                write_scalar(&value, classes, out)?;
+                continue;
+            }
+            array
+        };
+        enter(&mut open, &value)?;
+        // How many children follow, when Python knows it without running a container's own
+        // code: the builder's room for them, allocated once.
+        let len = list.as_ref().map(|l| l.len()).or(dict.as_ref().map(|d| d.len())).unwrap_or(0);
+        if array {
+            out.begin_array_with_capacity(len);
+        } else {
+            out.begin_object_with_capacity(len);
         }
         steps.push(Step::Close);
         let first = steps.len();
-        if array {
+        if let Some(list) = list {
+            // Read directly: pushing steps runs no Python code, so the list cannot change.
+            steps.extend(list.iter().map(Step::Item));
+        } else if array {
             for item in value.try_iter()? {
                 steps.push(Step::Item(item?));
+            }
+        } else if let Some(dict) = dict {
+            // Read directly: pushing steps runs no Python code, so the dict cannot change.
+            for (key, item) in dict.iter() {
+                steps.push(Step::Member(member_key(key)?, item));
             }
         } else {
             for_each_member(&value, |key, item| {
