@@ -118,7 +118,7 @@ impl JsonBuilder {
     pub fn end(&mut self) {
         let node = match self.stack.pop() {
             Some(Open::Array(items)) => Node::Array(items),
-            Some(Open::Object(members, None)) => Node::Object(unique(members)),
+            Some(Open::Object(members, None)) => Node::Object(dedup_members(members)),
             Some(Open::Object(members, Some(_))) => {
                 drop_flat(Node::Object(members));
                 return self.fail("a key without a value");
@@ -186,19 +186,6 @@ impl Drop for JsonBuilder {
             drop_flat(root);
         }
     }
-}
-
-/// `members` with docs/verification.md#order's rule for repeated keys applied; a small
-/// object is checked pair by pair, without the parser's map.
-fn unique(members: Vec<(Box<str>, Node)>) -> Vec<(Box<str>, Node)> {
-    const SMALL: usize = 16;
-    if members.len() <= SMALL {
-        let repeated = members.iter().enumerate().any(|(i, (k, _))| members[..i].iter().any(|(j, _)| j == k));
-        if !repeated {
-            return members;
-        }
-    }
-    dedup_members(members)
 }
 
 #[cfg(test)]
