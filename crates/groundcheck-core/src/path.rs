@@ -153,10 +153,9 @@ impl EvidencePath {
             // replaced by one that fails at once (see `iregexp`).
             Ok(p) => Ok(EvidencePath {
                 nested: path.contains(".."),
-                kind: {
-                    let checked = neutralize(path).and_then(|p| JsonPath::parse(&p).ok());
-                    PathKind::JsonPath(checked.unwrap_or(p))
-                },
+                kind: PathKind::JsonPath(
+                    neutralize(path).and_then(|p| JsonPath::parse(&p).ok()).unwrap_or(p),
+                ),
             }),
             Err(err) if !path.starts_with('/') => Err(jsonpath_error(given, err.position(), err.message())),
             // A pointer has no `\u` escapes: its text is taken as given.

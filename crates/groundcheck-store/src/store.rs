@@ -502,7 +502,7 @@ impl Store {
 }
 
 /// Decodes a row selected with a dialect's verdict columns, in their order.
-pub(crate) fn decode_verdict<R>(row: &R) -> Result<StoredVerdict, String>
+fn decode_verdict<R>(row: &R) -> Result<StoredVerdict, String>
 where
     R: TextColumns,
     usize: sqlx::ColumnIndex<R>,
