@@ -14,6 +14,11 @@
 //! Only a regular file is read. The last component is opened non-blocking, so a FIFO (whose
 //! open would wait for a writer) or a device never stalls the reader; its type is checked on
 //! the open descriptor before a byte is read.
+//!
+//! A hard link is no link to walk: `ln /etc/passwd s1/tools/5.json` makes a second name for
+//! the same file, indistinguishable from the first. So a regular file with more than one
+//! link (`st_nlink > 1`, read from the open descriptor, not from a path) is refused as
+//! leading outside the root, unless the caller allows hard links.
 
 use std::ffi::OsString;
 use std::fs::File;
@@ -36,9 +41,10 @@ pub enum Refused {
 const MAX_LINKS: usize = 40;
 
 /// Opens `rel` beneath `root` for reading, as the module describes. `rel` is relative; the
-/// root itself is the caller's trusted folder and is opened like any path.
+/// root itself is the caller's trusted folder and is opened like any path. A file with more
+/// than one hard link is [`Refused::Escapes`] unless `hard_links` allows it.
 #[cfg(unix)]
-pub fn open(root: &Path, rel: &Path) -> Result<File, Refused> {
+pub fn open(root: &Path, rel: &Path, hard_links: bool) -> Result<File, Refused> {
     use std::collections::VecDeque;
     use std::os::fd::OwnedFd;
     use std::os::unix::ffi::OsStringExt;
@@ -112,6 +118,9 @@ pub fn open(root: &Path, rel: &Path) -> Result<File, Refused> {
         if FileType::from_raw_mode(opened.st_mode) != FileType::RegularFile {
             return Err(Refused::Unreadable);
         }
+        if opened.st_nlink > 1 && !hard_links {
+            return Err(Refused::Escapes);
+        }
         return Ok(File::from(fd));
     }
     // The path named the root itself (or a link back to it): a folder.
@@ -120,9 +129,10 @@ pub fn open(root: &Path, rel: &Path) -> Result<File, Refused> {
 
 /// Without `openat` and `O_NOFOLLOW` the walk cannot be made race-free: the path is resolved
 /// and then opened, which refuses every link that leaves the root but not one swapped in
-/// between the two steps.
+/// between the two steps. Nor is a hard link told apart there (the standard library does not
+/// give a link count off Unix).
 #[cfg(not(unix))]
-pub fn open(root: &Path, rel: &Path) -> Result<File, Refused> {
+pub fn open(root: &Path, rel: &Path, _hard_links: bool) -> Result<File, Refused> {
     let path = root.join(rel);
     let resolved = match path.canonicalize() {
         Ok(resolved) => resolved,
@@ -181,8 +191,23 @@ mod tests {
 
     fn read(root: &Path, rel: &str) -> Result<String, Refused> {
         let mut text = String::new();
-        open(root, Path::new(rel))?.read_to_string(&mut text).unwrap();
+        open(root, Path::new(rel), false)?.read_to_string(&mut text).unwrap();
         Ok(text)
+    }
+
+    #[test]
+    fn a_hard_link_is_refused_on_the_open_file_unless_allowed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("sessions");
+        std::fs::create_dir_all(root.join("s1/tools")).unwrap();
+        std::fs::write(dir.path().join("secret"), "secret").unwrap();
+        std::fs::hard_link(dir.path().join("secret"), root.join("s1/tools/5.json")).unwrap();
+        std::fs::write(root.join("s1/tools/6.json"), "mine").unwrap();
+        assert_eq!(read(&root, "s1/tools/5.json"), Err(Refused::Escapes));
+        assert_eq!(read(&root, "s1/tools/6.json"), Ok("mine".into()), "one link: read");
+        let mut text = String::new();
+        open(&root, Path::new("s1/tools/5.json"), true).unwrap().read_to_string(&mut text).unwrap();
+        assert_eq!(text, "secret", "allowed");
     }
 
     #[test]

@@ -22,7 +22,7 @@ pub fn read(file: &FilePath<'_>, max_bytes: usize) -> (RawOutputFile, bool) {
         candidates.extend([".gz", ".zst"].map(|ext| with_suffix(&file.below, ext)));
     }
     for candidate in &candidates {
-        match beneath::open(file.root, candidate) {
+        match beneath::open(file.root, candidate, file.allow_hard_links) {
             Ok(opened) => return read_open(opened, candidate, max_bytes),
             Err(Refused::Missing) => continue,
             Err(Refused::Escapes) => return (RawOutputFile::PathUnsafe, false),
@@ -177,7 +177,7 @@ mod tests {
 
     /// `read` of `name` beneath `root`.
     fn read(root: &Path, name: &str, max_bytes: usize) -> (RawOutputFile, bool) {
-        super::read(&FilePath { root, below: PathBuf::from(name) }, max_bytes)
+        super::read(&FilePath { root, below: PathBuf::from(name), allow_hard_links: false }, max_bytes)
     }
 
     fn gzip(bytes: &[u8]) -> Vec<u8> {

@@ -61,12 +61,20 @@ enum Piece {
 }
 
 /// A parsed `--raw-outputs` template.
+///
+/// A file with more than one hard link is refused (`raw_output_path_unsafe`) unless
+/// [`Template::allow_hard_links`] says otherwise: a hard link cannot be told from the file it
+/// links to, so whoever may create one in the session folders could put any file of the same
+/// filesystem that they cannot read themselves (`/etc/shadow` on a root filesystem) on the
+/// report. Parsing gives the safe default.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Template {
     text: String,
     root: PathBuf,
     /// What follows the root: the path beneath it, placeholders and all.
     pieces: Vec<Piece>,
+    /// Whether a regular file with more than one link may be read.
+    hard_links: bool,
 }
 
 /// Where a template puts one row's file: its root, and the path beneath the root.
@@ -76,6 +84,8 @@ pub struct FilePath<'t> {
     pub root: &'t Path,
     /// The path below the root, never absolute.
     pub below: PathBuf,
+    /// Whether a regular file with more than one link may be read (see [`Template`]).
+    pub allow_hard_links: bool,
 }
 
 impl FilePath<'_> {
@@ -135,7 +145,7 @@ impl std::str::FromStr for Template {
             pieces.push(Piece::Text(text));
         }
         let root = split_root(&mut pieces);
-        Ok(Template { text: template.to_string(), root, pieces })
+        Ok(Template { text: template.to_string(), root, pieces, hard_links: false })
     }
 }
 
@@ -157,6 +167,20 @@ impl Template {
         &self.text
     }
 
+    /// The same template, reading files with more than one hard link too when `allow` is
+    /// true (the operator's `--allow-hard-links`: every link in the tree is trusted, e.g. made
+    /// by the agent's own deduplication). Without it such a file is `raw_output_path_unsafe`.
+    #[must_use]
+    pub fn allow_hard_links(mut self, allow: bool) -> Template {
+        self.hard_links = allow;
+        self
+    }
+
+    /// Whether files with more than one hard link are read.
+    pub fn allows_hard_links(&self) -> bool {
+        self.hard_links
+    }
+
     /// The file the template names for `inv`, or `None` when a value it needs could leave
     /// the template's folders.
     pub fn path_for(&self, inv: &Invocation) -> Option<FilePath<'_>> {
@@ -167,7 +191,7 @@ impl Template {
                 Piece::Field(field) => below.push_str(&safe(field.value(inv))?),
             }
         }
-        Some(FilePath { root: &self.root, below: PathBuf::from(below) })
+        Some(FilePath { root: &self.root, below: PathBuf::from(below), allow_hard_links: self.hard_links })
     }
 }
 
