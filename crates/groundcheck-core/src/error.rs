@@ -37,8 +37,15 @@ pub enum ErrorKind {
     PathLimit,
     /// [`resolve`](crate::resolve) would run a JSONPath query on a document nested deeper
     /// than [`Limits::QUERY_DEPTH_CEILING`](crate::Limits::QUERY_DEPTH_CEILING), or on an
-    /// expanded view nested deeper than the depth limit.
+    /// expanded or structured view nested deeper than the depth limit.
     TooDeep,
+    /// [`resolve_with`](crate::resolve_with) stopped at this limit of its
+    /// [`Limits`](crate::Limits): the path selects more than `max_nodes` nodes (or would
+    /// pass through more on its way, or a YAML view's aliases add more), the text or the
+    /// selected nodes are longer than `max_output_bytes`, or the path is longer than
+    /// `max_path_chars`. The message names the limit and its value; [`Error::limit`] tells
+    /// the limit of every limit error, this kind's and those of `TooDeep` and `PathLimit`.
+    Limit(crate::Limit),
     /// An `id` seen twice in one run ([`RunSet::push`](crate::RunSet::push),
     /// [`VerdictSet::push`](crate::VerdictSet::push)).
     DuplicateId,
@@ -84,6 +91,19 @@ impl Error {
     /// `$.invocations[2].id`, for a bundle that is JSON but breaks the format.
     pub fn place(&self) -> Option<&str> {
         self.place.as_deref()
+    }
+
+    /// Which limit stopped the operation, when one did: the limit of
+    /// [`ErrorKind::Limit`], `Depth` for [`ErrorKind::TooDeep`] and `PathLength` for
+    /// [`ErrorKind::PathLimit`]; `None` for every other kind. A binding reports it by its
+    /// report name ([`Limit::as_str`](crate::Limit::as_str): `nodes`, `depth`, …).
+    pub fn limit(&self) -> Option<crate::Limit> {
+        match self.kind {
+            ErrorKind::Limit(limit) => Some(limit),
+            ErrorKind::TooDeep => Some(crate::Limit::Depth),
+            ErrorKind::PathLimit => Some(crate::Limit::PathLength),
+            _ => None,
+        }
     }
 
     pub(crate) fn new(kind: ErrorKind, message: impl Into<String>) -> Error {

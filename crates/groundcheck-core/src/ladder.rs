@@ -366,7 +366,7 @@ mod tests {
 
     fn found(path: &str, doc: &str, text: &str, policy: &Policy) -> Found {
         let doc = Json::parse(doc).unwrap();
-        let selection = EvidencePath::parse(path).unwrap().select(doc.root(), None);
+        let selection = EvidencePath::parse(path).unwrap().select(doc.root(), None, usize::MAX).unwrap();
         let mut leaves = Leaves::default();
         let Ok(found) = Needle::new(text).find(
             &selection.nodes,
@@ -394,7 +394,7 @@ mod tests {
         items[450] = r#"{"m":"x","n":["connection refused"]}"#.into();
         items[500] = r#"{"m":"dial tcp 10.0.0.7 ... then refused"}"#.into();
         let doc = Json::parse(&format!("[{}]", items.join(","))).unwrap();
-        let selection = EvidencePath::parse("$[*]").unwrap().select(doc.root(), None);
+        let selection = EvidencePath::parse("$[*]").unwrap().select(doc.root(), None, usize::MAX).unwrap();
         assert!(selection.nodes.len() >= PARALLEL_NODES);
         for (text, max) in [
             ("connection refused", Rung::Elided),
@@ -433,7 +433,7 @@ mod tests {
             doc = format!(r#"["leaf {level}", {doc}]"#);
         }
         let doc = Json::parse(&doc).unwrap();
-        let selection = EvidencePath::parse("$..*").unwrap().select(doc.root(), None);
+        let selection = EvidencePath::parse("$..*").unwrap().select(doc.root(), None, usize::MAX).unwrap();
         assert_eq!(outermost(&selection.nodes), [0, 1], "the root's two children hold everything");
         assert!(selection.nested);
         let found = Needle::new("BOTTOM needle").find(

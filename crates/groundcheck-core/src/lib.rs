@@ -73,6 +73,7 @@
 
 mod address;
 mod boundary;
+mod budget;
 mod bundle;
 mod cache;
 mod claim;
@@ -106,7 +107,7 @@ pub use crate::report::{
     Nearest, ReadAs, Reason, RefOutcome, RefReport, Report, RunReport, Source, Status, Summary, Verdict,
     Warning, SCHEMA,
 };
-pub use crate::resolve::{resolve, resolve_text, ResolvedNode};
+pub use crate::resolve::{resolve, resolve_text, resolve_text_with, resolve_with, ResolvedNode};
 pub use crate::run::{Run, RunSet, VerdictSet};
 pub use crate::score::Score;
 #[doc(hidden)]

@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 use serde_json_path::JsonPath;
 
+use crate::budget::{self, OverBudget, Plan};
 use crate::error::{Error, ErrorKind, Position};
 use crate::iregexp::neutralize;
 use crate::json::{push_index, push_name, push_steps, to_serde_value, Node, Seg, Step as TreeStep, Tree};
@@ -107,7 +108,8 @@ pub(crate) struct EvidencePath {
 enum PathKind {
     /// A singular query of names and non-negative indexes: walked on the document directly.
     Singular(Vec<Step>),
-    JsonPath(JsonPath),
+    /// The compiled path, and its plan: how many nodes it may build, read off its text.
+    JsonPath(JsonPath, Option<Plan>),
     /// Unescaped reference tokens.
     Pointer(Vec<String>),
 }
@@ -151,12 +153,14 @@ impl EvidencePath {
         match JsonPath::parse(path) {
             // In a general path, match()/search() patterns that must give LogicalFalse are
             // replaced by one that fails at once (see `iregexp`).
-            Ok(p) => Ok(EvidencePath {
-                nested: path.contains(".."),
-                kind: PathKind::JsonPath(
-                    neutralize(path).and_then(|p| JsonPath::parse(&p).ok()).unwrap_or(p),
-                ),
-            }),
+            Ok(p) => {
+                let (compiled, plan) =
+                    match neutralize(path).and_then(|n| Some((JsonPath::parse(&n).ok()?, n))) {
+                        Some((neutral, text)) => (neutral, Plan::read(&text)),
+                        None => (p, Plan::read(path)),
+                    };
+                Ok(EvidencePath { nested: path.contains(".."), kind: PathKind::JsonPath(compiled, plan) })
+            }
             Err(err) if !path.starts_with('/') => Err(jsonpath_error(given, err.position(), err.message())),
             // A pointer has no `\u` escapes: its text is taken as given.
             Err(_) => parse_pointer(given)
@@ -193,19 +197,25 @@ impl EvidencePath {
 
     /// Whether a query needs the `serde_json::Value` twin of the document.
     pub(crate) fn needs_value(&self) -> bool {
-        matches!(self.kind, PathKind::JsonPath(_))
+        matches!(self.kind, PathKind::JsonPath(..))
     }
 
-    /// Runs the path, returning each selected node with its RFC 9535 normalized path, in
-    /// RFC 9535 order. `twin` must be `to_serde_value(root)` if given; it is built here when
-    /// the path needs it and none is given.
-    /// What the path selects in our tree. JSONPath queries run on `twin` (built here when
-    /// `None`), each selected value mapped back to its [`Node`].
-    pub(crate) fn select<'d>(&self, root: &'d Node, twin: Option<&Value>) -> Selection<'d, Node> {
-        match &self.kind {
+    /// What the path selects in our tree, in RFC 9535 order, each node's normalized path
+    /// found when asked. JSONPath queries run on `twin` (`to_serde_value(root)`, built here
+    /// when `None`), each selected value mapped back to its [`Node`].
+    ///
+    /// [`OverBudget`] when the path selects more than `max_nodes` nodes, or would build a
+    /// node list past the budget on its way (`budget.rs`): decided before the list is built.
+    pub(crate) fn select<'d>(
+        &self,
+        root: &'d Node,
+        twin: Option<&Value>,
+        max_nodes: usize,
+    ) -> Result<Selection<'d, Node>, OverBudget> {
+        Ok(match &self.kind {
             PathKind::Singular(steps) => Selection::at_most_one(walk_singular(steps, root)),
             PathKind::Pointer(tokens) => Selection::at_most_one(walk_pointer(tokens, root)),
-            PathKind::JsonPath(path) => {
+            PathKind::JsonPath(path, plan) => {
                 let owned;
                 let twin = match twin {
                     Some(v) => v,
@@ -214,24 +224,32 @@ impl EvidencePath {
                         &owned
                     }
                 };
-                let nodes = map_to_nodes(twin, root, path.query(twin).all().into_iter());
+                let selected = budget::query(path, plan.as_ref(), twin, max_nodes)?;
+                let nodes = map_to_nodes(twin, root, selected.into_iter());
                 Selection { nodes, bases: Bases::Search(root), nested: self.nested }
             }
-        }
+        })
     }
 
     /// What the path selects in a `serde_json::Value` document, which serde_json_path queries
-    /// directly; normalized paths are formatted only when asked for.
-    pub(crate) fn select_value<'v>(&'v self, root: &'v Value) -> Selection<'v, Value> {
-        match &self.kind {
+    /// directly; normalized paths are formatted only when asked for. [`OverBudget`] as for
+    /// [`EvidencePath::select`].
+    pub(crate) fn select_value<'v>(
+        &'v self,
+        root: &'v Value,
+        max_nodes: usize,
+    ) -> Result<Selection<'v, Value>, OverBudget> {
+        Ok(match &self.kind {
             PathKind::Singular(steps) => Selection::at_most_one(walk_singular(steps, root)),
             PathKind::Pointer(tokens) => Selection::at_most_one(walk_pointer(tokens, root)),
             // `query`, not `query_located`: a normalized path per selected node costs an
             // allocation each, and only the winning leaf's path is ever reported.
-            PathKind::JsonPath(path) => {
-                Selection { nodes: path.query(root).all(), bases: Bases::Search(root), nested: self.nested }
-            }
-        }
+            PathKind::JsonPath(path, plan) => Selection {
+                nodes: budget::query(path, plan.as_ref(), root, max_nodes)?,
+                bases: Bases::Search(root),
+                nested: self.nested,
+            },
+        })
     }
 }
 
@@ -545,7 +563,7 @@ mod tests {
 
     fn paths(path: &str, doc: &str) -> Vec<String> {
         let doc = Json::parse(doc).unwrap();
-        let selection = EvidencePath::parse(path).unwrap().select(doc.root(), None);
+        let selection = EvidencePath::parse(path).unwrap().select(doc.root(), None, usize::MAX).unwrap();
         (0..selection.nodes.len()).map(|i| selection.base(i)).collect()
     }
 
@@ -642,7 +660,7 @@ mod tests {
     #[test]
     fn selected_nodes_keep_number_text() {
         let doc = Json::parse(r#"{"v":[1e3, 0.950]}"#).unwrap();
-        let sel = EvidencePath::parse("$.v[*]").unwrap().select(doc.root(), None);
+        let sel = EvidencePath::parse("$.v[*]").unwrap().select(doc.root(), None, 10).unwrap();
         let texts: Vec<_> = sel.nodes.iter().map(|n| n.leaf_text().unwrap()).collect();
         assert_eq!(texts, ["1e3", "0.950"]);
     }
@@ -708,9 +726,11 @@ mod tests {
         for path in ["$", "$.a[1].b[0]", "$['a.b']", "$.dup[0]", "$.a[5]", "$.nope", "$.a.b", "$[0]"] {
             let fast = paths(path, doc);
             let parsed = Json::parse(doc).unwrap();
-            let general =
-                EvidencePath { kind: PathKind::JsonPath(JsonPath::parse(path).unwrap()), nested: false };
-            let selection = general.select(parsed.root(), None);
+            let general = EvidencePath {
+                kind: PathKind::JsonPath(JsonPath::parse(path).unwrap(), Plan::read(path)),
+                nested: false,
+            };
+            let selection = general.select(parsed.root(), None, 10).unwrap();
             let general: Vec<_> = (0..selection.nodes.len()).map(|i| selection.base(i)).collect();
             assert_eq!(fast, general, "{path}");
         }
@@ -719,5 +739,27 @@ mod tests {
     #[test]
     fn duplicate_selections_map_to_the_same_node() {
         assert_eq!(paths("$[0,0]", "[5]"), ["$[0]", "$[0]"]);
+    }
+
+    /// Every valid query of the JSONPath Compliance Test Suite has a plan, and its count
+    /// with repeats is exactly the length of serde_json_path's list (an upper bound when a
+    /// filter refers to the root): no path the suite knows is refused by the node budget.
+    #[test]
+    fn every_valid_query_of_the_compliance_suite_is_planned_and_counted_exactly() {
+        let suite: Value =
+            serde_json::from_str(include_str!("../../../tests/data/jsonpath-cts/cts.json")).unwrap();
+        let mut general = 0;
+        for case in suite["tests"].as_array().unwrap() {
+            let (Some(selector), Some(doc)) = (case["selector"].as_str(), case.get("document")) else { continue };
+            let Ok(path) = EvidencePath::parse(selector) else { continue };
+            let PathKind::JsonPath(compiled, plan) = &path.kind else { continue };
+            let plan = plan.as_ref().unwrap_or_else(|| panic!("no plan for {selector}"));
+            let truth = compiled.query(doc).all().len() as u64;
+            let counted = budget::count(plan, doc, u64::MAX).unwrap();
+            assert!(counted == truth || (counted > truth && selector[1..].contains('$')), "{selector}");
+            assert_eq!(budget::query(compiled, Some(plan), doc, 100_000).map(|n| n.len() as u64), Ok(truth));
+            general += 1;
+        }
+        assert!(general > 400, "{general}");
     }
 }

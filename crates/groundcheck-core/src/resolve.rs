@@ -4,7 +4,7 @@ use crate::document::{read_structured, Reading};
 use crate::error::{Error, ErrorKind};
 use crate::json::{expand, write_node, Json, Over};
 use crate::path::EvidencePath;
-use crate::policy::Limits;
+use crate::policy::{Limit, Limits};
 use crate::report::ReadAs;
 
 /// One node a path selected.
@@ -23,71 +23,115 @@ pub struct ResolvedNode {
 }
 
 /// Runs `path` (exactly as given, not trimmed) against `doc`, with the JSON Pointer fallback,
-/// and, when it selects nothing there, against the expanded view.
-///
-/// Fails with [`ErrorKind::Path`] or [`ErrorKind::PathLimit`] for the path, and
-/// [`ErrorKind::TooDeep`] for a JSONPath query on a document nested deeper than
-/// [`Limits::QUERY_DEPTH_CEILING`] (JSON Pointers run at any depth) or a needed expanded view
-/// deeper than the depth limit.
+/// and, when it selects nothing there, against the expanded view: [`resolve_with`] under
+/// [`Limits::default`].
 ///
 /// The same resolution verification uses (under the default limits), so `groundcheck
 /// resolve` shows what a ref's path reaches.
 pub fn resolve(path: &str, doc: &Json) -> Result<Vec<ResolvedNode>, Error> {
-    let path = EvidencePath::parse(path)?;
-    resolve_in(&path, doc, None)
+    resolve_with(path, doc, &Limits::default())
+}
+
+/// [`resolve`] under `limits`, which bound it as they bound verification: no answer costs
+/// more time or memory than they allow, whoever calls.
+///
+/// Fails with [`ErrorKind::Path`] for a path that is neither JSONPath nor a JSON Pointer, and
+/// with an error whose [`Error::limit`] names the limit that stopped it:
+/// [`ErrorKind::Limit`] for a path longer than `max_path_chars` characters (`PathLength`), a
+/// path that selects more than `max_nodes` nodes or would pass through more on its way
+/// (`Nodes`, decided before the nodes are built), and selected nodes whose JSON text is
+/// longer than `max_output_bytes` together (`OutputSize`); [`ErrorKind::PathLimit`] for
+/// filters or parentheses nested past the ceilings; [`ErrorKind::TooDeep`] for a JSONPath
+/// query on a document nested deeper than [`Limits::QUERY_DEPTH_CEILING`] (JSON Pointers
+/// run at any depth) or a needed expanded view deeper than `max_depth`.
+pub fn resolve_with(path: &str, doc: &Json, limits: &Limits) -> Result<Vec<ResolvedNode>, Error> {
+    let path = parse(path, limits)?;
+    resolve_in(&path, doc, None, limits)
 }
 
 /// [`resolve`] on a text, read as verification reads a raw output: as JSON when it is JSON;
 /// otherwise as one string (so `$` selects it) and, when the path selects nothing there, on
-/// its structured view — JSON Lines, else YAML, under the default limits — then on that
-/// view's expanded view. Nodes selected on the view carry [`ResolvedNode::read_as`].
-///
-/// Fails like [`resolve`], with [`ErrorKind::Json`] for a text that is not JSON and has no
-/// structured view (whatever the path), and with [`ErrorKind::TooDeep`] when the path
-/// selects nothing in the text and its view passes the depth limit or its aliases add more
-/// nodes than the node limit.
+/// its structured view — JSON Lines, else YAML — then on that view's expanded view. Nodes
+/// selected on the view carry [`ResolvedNode::read_as`]. [`resolve_text_with`] under
+/// [`Limits::default`].
 pub fn resolve_text(path: &str, text: &str) -> Result<Vec<ResolvedNode>, Error> {
+    resolve_text_with(path, text, &Limits::default())
+}
+
+/// [`resolve_text`] under `limits`.
+///
+/// Fails like [`resolve_with`]; with [`ErrorKind::Limit`] (`OutputSize`) for a text longer
+/// than `max_output_bytes`; with [`ErrorKind::Json`] for a text that is not JSON and has no
+/// structured view (whatever the path); and, when the path selects nothing in the text, with
+/// [`ErrorKind::TooDeep`] when its view passes the depth limit and [`ErrorKind::Limit`]
+/// (`Nodes`) when its aliases add more nodes than the node limit.
+pub fn resolve_text_with(path: &str, text: &str, limits: &Limits) -> Result<Vec<ResolvedNode>, Error> {
+    if text.len() > limits.max_output_bytes {
+        let message = format!(
+            "the document is {} bytes long, more than the output size limit ({} bytes)",
+            text.len(),
+            limits.max_output_bytes
+        );
+        return Err(Error::new(ErrorKind::Limit(Limit::OutputSize), message));
+    }
     let not_json = match Json::parse(text) {
-        Ok(doc) => return resolve(path, &doc),
+        Ok(doc) => return resolve_with(path, &doc, limits),
         Err(e) => e,
     };
-    let limits = Limits::default();
-    if text.len() > limits.max_output_bytes {
-        return Err(not_json);
-    }
-    let reading = read_structured(text, &limits);
+    let reading = read_structured(text, limits);
     if reading == Reading::None {
         return Err(not_json);
     }
-    let path = EvidencePath::parse(path)?;
-    let found = select(&path, &Json::string(text), false, None)?;
+    let path = parse(path, limits)?;
+    let found = select(&path, &Json::string(text), false, None, limits)?;
     if !found.is_empty() {
         return Ok(found);
     }
     match reading {
-        Reading::View(read_as, view) => resolve_in(&path, &view, Some(read_as)),
+        Reading::View(read_as, view) => resolve_in(&path, &view, Some(read_as), limits),
         Reading::Over(read_as, over) => {
-            let what = match over {
-                Over::Depth => format!("is nested deeper than {}", limits.max_depth),
-                Over::Nodes => format!("has aliases that add more than {} nodes", limits.max_nodes),
+            let (kind, what) = match over {
+                Over::Depth => (ErrorKind::TooDeep, format!("is nested deeper than {}", limits.max_depth)),
+                Over::Nodes => (
+                    ErrorKind::Limit(Limit::Nodes),
+                    format!("has aliases that add more than {} nodes (the node limit)", limits.max_nodes),
+                ),
             };
             let message =
                 format!("the path selects nothing in the text, and the text read as {read_as} {what}");
-            Err(Error::new(ErrorKind::TooDeep, message))
+            Err(Error::new(kind, message))
         }
         Reading::None => Ok(found),
     }
 }
 
+/// `path` parsed, unless it is longer than the path length limit.
+fn parse(path: &str, limits: &Limits) -> Result<EvidencePath, Error> {
+    let max = limits.max_path_chars;
+    if path.len() > max && path.chars().count() > max {
+        let message = format!(
+            "the path is {} characters long, more than the path length limit ({max} characters)",
+            path.chars().count()
+        );
+        return Err(Error::new(ErrorKind::Limit(Limit::PathLength), message));
+    }
+    Ok(EvidencePath::parse(path)?)
+}
+
 /// `path` on `doc` and, when it selects nothing there, on its expanded view.
-fn resolve_in(path: &EvidencePath, doc: &Json, read_as: Option<ReadAs>) -> Result<Vec<ResolvedNode>, Error> {
-    let found = select(path, doc, false, read_as)?;
+fn resolve_in(
+    path: &EvidencePath,
+    doc: &Json,
+    read_as: Option<ReadAs>,
+    limits: &Limits,
+) -> Result<Vec<ResolvedNode>, Error> {
+    let found = select(path, doc, false, read_as, limits)?;
     if !found.is_empty() {
         return Ok(found);
     }
-    let max = Limits::default().max_depth;
+    let max = limits.max_depth;
     match expand(std::borrow::Cow::Borrowed(doc), max) {
-        Ok(Some(expanded)) => select(path, &expanded.doc, true, read_as),
+        Ok(Some(expanded)) => select(path, &expanded.doc, true, read_as, limits),
         Ok(None) => Ok(found),
         Err(_) => Err(Error::new(
             ErrorKind::TooDeep,
@@ -104,6 +148,7 @@ fn select(
     doc: &Json,
     descended: bool,
     read_as: Option<ReadAs>,
+    limits: &Limits,
 ) -> Result<Vec<ResolvedNode>, Error> {
     if path.needs_value() && doc.depth() > Limits::QUERY_DEPTH_CEILING {
         let message = format!(
@@ -114,15 +159,32 @@ fn select(
         );
         return Err(Error::new(ErrorKind::TooDeep, message));
     }
-    let selection = path.select(doc.root(), None);
-    Ok(selection
-        .nodes
-        .iter()
-        .enumerate()
-        .map(|(i, node)| {
-            let mut value = String::new();
-            write_node(node, &mut value);
-            ResolvedNode { path: selection.base(i), value, descended, read_as }
-        })
-        .collect())
+    let too_many = || {
+        let message = format!(
+            "the path selects more than {} nodes (the node limit), counting repeats, or would pass through \
+             more on its way",
+            limits.max_nodes
+        );
+        Error::new(ErrorKind::Limit(Limit::Nodes), message)
+    };
+    let selection = path.select(doc.root(), None, limits.max_nodes).map_err(|_| too_many())?;
+    if selection.nodes.len() > limits.max_nodes {
+        return Err(too_many());
+    }
+    let mut bytes = 0usize;
+    let mut resolved = Vec::with_capacity(selection.nodes.len());
+    for (i, node) in selection.nodes.iter().enumerate() {
+        let mut value = String::new();
+        write_node(node, &mut value);
+        bytes = bytes.saturating_add(value.len());
+        if bytes > limits.max_output_bytes {
+            let message = format!(
+                "the selected nodes are longer than the output size limit ({} bytes) together",
+                limits.max_output_bytes
+            );
+            return Err(Error::new(ErrorKind::Limit(Limit::OutputSize), message));
+        }
+        resolved.push(ResolvedNode { path: selection.base(i), value, descended, read_as });
+    }
+    Ok(resolved)
 }

@@ -202,11 +202,13 @@ impl<'a> Document<'a> {
             return self.search_structured(text, query, search);
         }
         match self.expanded.get(self.raw, &self.plain, self.policy, &self.routes.expanded) {
-            Ok(Some(view)) => match view.tree.search(query, search, &mut self.leaves) {
-                Selected::Found(found) => Searched::on_plain(Ok(found), true),
-                Selected::OverLimit(l) => Searched::on_plain(Err(OverLimit(l)), true),
-                Selected::Nothing => Searched::on_plain(Ok(self.nothing(search)), false),
-            },
+            Ok(Some(view)) => {
+                match view.tree.search(query, search, &mut self.leaves, self.policy.limits.max_nodes) {
+                    Selected::Found(found) => Searched::on_plain(Ok(found), true),
+                    Selected::OverLimit(l) => Searched::on_plain(Err(OverLimit(l)), true),
+                    Selected::Nothing => Searched::on_plain(Ok(self.nothing(search)), false),
+                }
+            }
             Ok(None) => Searched::on_plain(Ok(self.nothing(search)), false),
             Err(over) => Searched::on_plain(Err(over), true),
         }
@@ -244,19 +246,25 @@ impl<'a> Document<'a> {
             }
         };
         let read_as = Some(view.read_as);
-        let (found, descended) = match view.tree.search(query, search, &mut self.leaves) {
-            Selected::Found(found) => (Ok(found), false),
-            Selected::OverLimit(l) => (Err(OverLimit(l)), false),
-            Selected::Nothing => match view.expanded(policy) {
-                Ok(Some(expanded)) => match expanded.tree.search(query, search, &mut self.leaves) {
-                    Selected::Found(found) => (Ok(found), true),
-                    Selected::OverLimit(l) => (Err(OverLimit(l)), true),
-                    Selected::Nothing => return Searched::on_plain(Ok(self.nothing(search)), false),
+        let (found, descended) =
+            match view.tree.search(query, search, &mut self.leaves, self.policy.limits.max_nodes) {
+                Selected::Found(found) => (Ok(found), false),
+                Selected::OverLimit(l) => (Err(OverLimit(l)), false),
+                Selected::Nothing => match view.expanded(policy) {
+                    Ok(Some(expanded)) => match expanded.tree.search(
+                        query,
+                        search,
+                        &mut self.leaves,
+                        self.policy.limits.max_nodes,
+                    ) {
+                        Selected::Found(found) => (Ok(found), true),
+                        Selected::OverLimit(l) => (Err(OverLimit(l)), true),
+                        Selected::Nothing => return Searched::on_plain(Ok(self.nothing(search)), false),
+                    },
+                    Ok(None) => return Searched::on_plain(Ok(self.nothing(search)), false),
+                    Err(over) => (Err(over), true),
                 },
-                Ok(None) => return Searched::on_plain(Ok(self.nothing(search)), false),
-                Err(over) => (Err(over), true),
-            },
-        };
+            };
         Searched { found, descended, read_as }
     }
 
@@ -306,7 +314,7 @@ impl<'a> Document<'a> {
                     if !view.fits(policy) {
                         return Selected::OverLimit(Limit::Nodes);
                     }
-                    return view.tree.search(Query::Root, search, &mut self.leaves);
+                    return view.tree.search(Query::Root, search, &mut self.leaves, policy.limits.max_nodes);
                 }
                 match view.expanded(policy) {
                     Ok(Some(expanded)) => expanded.search_held(policy, search, &mut self.leaves),

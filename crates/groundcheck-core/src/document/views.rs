@@ -13,6 +13,7 @@ use serde_json::Value;
 use super::source::Raw;
 use super::{Absent, OverLimit, Query, Search, Selected};
 use crate::address::AddressSet;
+use crate::budget::OverBudget;
 use crate::json::{
     expand, holds_at_most, may_hold_json, parse_with_depth_limit, to_serde_value, Expanded, Json, Node,
     Rewritten, Step, Tree,
@@ -59,16 +60,19 @@ impl<'a> View<'a> {
                     Selected::Found(found)
                 }
                 Query::Root => match whole_tree(whole, raw, policy) {
-                    Ok(Some(tree)) => tree.search(query, search, leaves),
+                    Ok(Some(tree)) => tree.search(query, search, leaves, policy.limits.max_nodes),
                     Ok(None) => Selected::Nothing,
                     Err(OverLimit(l)) => Selected::OverLimit(l),
                 },
             },
-            View::Tree(tree) => tree.search(query, search, leaves),
+            View::Tree(tree) => tree.search(query, search, leaves, policy.limits.max_nodes),
             View::Value { value, text } => {
                 let text: &'a str = text;
                 let selection = match query {
-                    Query::Path { path, .. } => path.select_value(value),
+                    Query::Path { path, .. } => match path.select_value(value, policy.limits.max_nodes) {
+                        Ok(selection) => selection,
+                        Err(OverBudget) => return Selected::OverLimit(Limit::Nodes),
+                    },
                     Query::Root => Selection::at_most_one(Some(("$".to_string(), &*value))),
                 };
                 if selection.nodes.is_empty() {
@@ -82,7 +86,7 @@ impl<'a> View<'a> {
                             Ok(tree) => tree,
                             Err(OverLimit(l)) => return Selected::OverLimit(l),
                         };
-                        let found = tree.search(query, search, leaves);
+                        let found = tree.search(query, search, leaves, policy.limits.max_nodes);
                         *self = View::Tree(tree);
                         found
                     }
@@ -224,7 +228,9 @@ impl ExpandedView {
         if !*self.fits.get_or_insert_with(|| holds_at_most(root, policy.limits.max_nodes)) {
             return Selected::OverLimit(Limit::Nodes);
         }
-        let Some(held) = &self.held else { return self.tree.search(Query::Root, search, leaves) };
+        let Some(held) = &self.held else {
+            return self.tree.search(Query::Root, search, leaves, policy.limits.max_nodes);
+        };
         let selection = Selection::found_in(root, outermost_held(root, held));
         let Ok(found) = search.run(&selection, leaves);
         Selected::Found(found)
@@ -292,11 +298,15 @@ impl<'a> TreeDoc<'a> {
 
     /// Runs `search` over what `query` selects. JSONPath never runs on a document deeper
     /// than [`Limits::QUERY_DEPTH_CEILING`] (serde_json_path recurses per level); pointers do.
+    ///
+    /// A path that selects more than `max_nodes` nodes, or would build a list past the
+    /// budget on its way, is over the node limit, found before the list is built.
     pub(crate) fn search<S: Search>(
         &mut self,
         query: Query<'_>,
         search: &S,
         leaves: &mut Leaves,
+        max_nodes: usize,
     ) -> Selected<S::Found> {
         let doc: &Json = &self.doc;
         let Query::Path { path, .. } = query else {
@@ -311,7 +321,9 @@ impl<'a> TreeDoc<'a> {
         } else {
             None
         };
-        let selection = path.select(doc.root(), twin);
+        let Ok(selection) = path.select(doc.root(), twin, max_nodes) else {
+            return Selected::OverLimit(Limit::Nodes);
+        };
         if selection.nodes.is_empty() {
             return Selected::Nothing;
         }
