@@ -29,6 +29,7 @@ mod raw_output_files;
 mod read_only;
 mod readme;
 mod recurring;
+mod resolve_limits;
 mod reverify;
 mod rules;
 mod schema;

@@ -6,13 +6,17 @@ use super::*;
 /// Guards: `resolve` of a `..` query on a 10,000-deep document overflowing the stack
 /// (serde_json_path evaluates `..` recursively; docs/verification.md#limits: never a stack
 /// overflow). JSONPath stops at `Limits::QUERY_DEPTH_CEILING` with an error; JSON Pointers,
-/// evaluated without recursion, resolve at any depth.
+/// evaluated without recursion, resolve at any depth (a pointer 10,000 steps long under a
+/// path length limit raised past its 20,000 characters, as verification needs too).
 #[test]
 fn resolve_on_a_ten_thousand_deep_document_refuses_jsonpath_and_runs_pointers() {
     let doc = Json::parse(&nested(10_000, "1")).unwrap();
+    let long_paths = Limits { max_path_chars: 30_000, ..Limits::default() };
     let (jsonpath, pointer) = std::thread::Builder::new()
         .stack_size(2 << 20)
-        .spawn(move || (resolve("$..x", &doc), resolve(&"/0".repeat(10_000), &doc)))
+        .spawn(move || {
+            (resolve("$..x", &doc), groundcheck_core::resolve_with(&"/0".repeat(10_000), &doc, &long_paths))
+        })
         .unwrap()
         .join()
         .expect("resolve must not overflow the stack");

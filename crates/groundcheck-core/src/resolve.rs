@@ -188,3 +188,62 @@ fn select(
     }
     Ok(resolved)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(result: Result<Vec<ResolvedNode>, Error>) -> (ErrorKind, Option<Limit>) {
+        let e = result.unwrap_err();
+        (e.kind(), e.limit())
+    }
+
+    /// Each limit of the caller's `Limits` stops resolve with the kind that names it.
+    #[test]
+    fn each_limit_stops_resolve_with_its_own_kind() {
+        let doc = Json::parse(r#"{"a": [1, 2, 3], "s": "xxxxxxxxxx"}"#).unwrap();
+        let small = Limits { max_nodes: 2, max_output_bytes: 8, ..Limits::default() };
+        assert_eq!(resolve_with("$.a[0,1]", &doc, &small).unwrap().len(), 2);
+        assert_eq!(
+            kind(resolve_with("$.a[*]", &doc, &small)),
+            (ErrorKind::Limit(Limit::Nodes), Some(Limit::Nodes))
+        );
+        let one = Limits { max_nodes: 0, ..small };
+        assert_eq!(kind(resolve_with("$.a", &doc, &one)).1, Some(Limit::Nodes), "a singular path too");
+        assert_eq!(kind(resolve_with("$.s", &doc, &small)).1, Some(Limit::OutputSize));
+        let short = Limits { max_path_chars: 5, ..Limits::default() };
+        assert_eq!(kind(resolve_with("$.a[0]", &doc, &short)).1, Some(Limit::PathLength));
+        let e = resolve_with("$.a[0]", &doc, &short).unwrap_err();
+        assert_eq!(
+            e.message(),
+            "the path is 6 characters long, more than the path length limit (5 characters)"
+        );
+        assert_eq!(kind(resolve_text_with("$", "[1, 2, 3, 4, 5]", &small)).1, Some(Limit::OutputSize));
+        assert_eq!(
+            kind(resolve("$[?(((((((((((((((((((((((((((((((((@)))))))))))))))))))))))))))))))))]", &doc)).1,
+            Some(Limit::PathLength)
+        );
+        let deep = Json::parse(&format!("{}{}", "[".repeat(1_001), "]".repeat(1_001))).unwrap();
+        assert_eq!(kind(resolve("$..*", &deep)), (ErrorKind::TooDeep, Some(Limit::Depth)));
+        assert_eq!(kind(resolve("$.a[", &doc)), (ErrorKind::Path, None));
+    }
+
+    /// A YAML view whose aliases add more nodes than the node limit is the node limit.
+    #[test]
+    fn yaml_aliases_past_the_node_limit_are_the_node_limit() {
+        let bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n\
+                    c: [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n";
+        let limits = Limits { max_nodes: 500, ..Limits::default() };
+        assert_eq!(kind(resolve_text_with("$.c", bomb, &limits)).1, Some(Limit::Nodes));
+        assert_eq!(resolve_text("$.c[0][0][0]", bomb).unwrap()[0].value, "\"x\"");
+    }
+
+    /// The doubling path selects 2^40 nodes: refused at once, by the count, not the list.
+    #[test]
+    fn the_doubling_path_is_refused_before_its_nodes_are_built() {
+        let doc = Json::parse(&format!("{}1{}", "[".repeat(22), "]".repeat(22))).unwrap();
+        let path = format!("${}", "[*,*]".repeat(40));
+        assert_eq!(kind(resolve(&path, &doc)), (ErrorKind::Limit(Limit::Nodes), Some(Limit::Nodes)));
+        assert_eq!(resolve(&format!("${}", "[*,*]".repeat(3)), &doc).unwrap().len(), 8);
+    }
+}

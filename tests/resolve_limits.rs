@@ -1,0 +1,59 @@
+//! `groundcheck resolve` under the limits verification uses: a path that selects more nodes
+//! than the node limit, or would build more on its way, stops with one line naming the limit
+//! before its nodes are built.
+
+use crate::harness::{run_shell, temp_dir, write};
+
+/// RFC 9535 lets a union repeat a selector, so `$[*,*]` doubles the nodes with each segment:
+/// 22 segments on a 22-deep nested array select 2^22 nodes (before: 398 MB printed, 1.6 GB
+/// peak memory), each further segment twice as many. The command runs in an address space of
+/// 1 GiB, which the old resolution could not finish in (it aborted), and stops at the limit.
+#[test]
+fn a_path_whose_nodes_double_with_each_segment_stops_at_the_node_limit() {
+    let dir = temp_dir();
+    write(dir.path(), "deep.json", format!("{}1{}", "[".repeat(22), "]".repeat(22)));
+    for segments in [22, 40, 800] {
+        let path = format!("${}", "[*,*]".repeat(segments));
+        let script = format!("ulimit -v 1048576; exec groundcheck resolve --path '{path}' deep.json");
+        let out = run_shell(dir.path(), &script);
+        assert_eq!(out.code, 2, "{segments} segments: {}", out.stderr);
+        assert_eq!(out.stdout, "");
+        assert_eq!(
+            out.stderr,
+            "deep.json: the path selects more than 100000 nodes (the node limit), counting repeats, or would \
+             pass through more on its way\n"
+        );
+    }
+    // Below the limit the same kind of path prints every node, repeats and all: 2^16.
+    let path = format!("${}", "[*,*]".repeat(16));
+    let out = run_shell(dir.path(), &format!("exec groundcheck resolve --path '{path}' deep.json"));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout.matches("\"path\": ").count(), 1 << 16);
+}
+
+/// A filter's own query doubles the same way, once per node it tests; and a path longer
+/// than the path length limit is refused as verification refuses it, naming the flag's limit.
+#[test]
+fn filter_queries_and_long_paths_stop_at_their_limits() {
+    let dir = temp_dir();
+    write(dir.path(), "deep.json", format!("{}1{}", "[".repeat(22), "]".repeat(22)));
+    let path = format!("$[?@{}]", "[*,*]".repeat(30));
+    let out = run_shell(
+        dir.path(),
+        &format!("ulimit -v 1048576; exec groundcheck resolve --path '{path}' deep.json"),
+    );
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.starts_with("deep.json: the path selects more than 100000 nodes"), "{}", out.stderr);
+
+    let long = format!("$.{}", "a".repeat(4_095));
+    let out = run_shell(dir.path(), &format!("exec groundcheck resolve --path '{long}' deep.json"));
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.ends_with(
+            ": the path is 4097 characters long, more than the path length limit (4096 characters)\n"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(out.stderr.lines().count(), 1);
+}
