@@ -89,7 +89,7 @@ log "Python: crates/groundcheck-py in $venv, pytest"
 rm -rf "$venv"
 python3 -m venv "$venv"
 "$venv/bin/pip" install --quiet --disable-pip-version-check maturin pytest mypy mcp jsonschema
-(cd crates/groundcheck-py && VIRTUAL_ENV="$PWD/../../$venv" "../../$venv/bin/maturin" develop --quiet)
+(cd crates/groundcheck-py && VIRTUAL_ENV="$PWD/../../$venv" "../../$venv/bin/maturin" develop --quiet --features test-hooks)
 GROUNDCHECK_BIN="$PWD/target/debug/groundcheck" "$venv/bin/python" -m pytest -q -p no:cacheprovider crates/groundcheck-py/tests
 
 # The MCP server: the official MCP Python SDK (`mcp`) drives the binary over stdio. Nothing in

@@ -2,7 +2,9 @@
 //! `groundcheck/_errors.py` (one per kind of the core's error, under `GroundcheckError`, the
 //! input errors also `ValueError`s); this module raises them with their attributes.
 
-use groundcheck_core::{Error, ErrorKind};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use groundcheck_core::{Error, ErrorKind, Limit};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
@@ -41,15 +43,43 @@ pub fn from_core(py: Python<'_>, error: &Error) -> PyErr {
         ErrorKind::Score | ErrorKind::UnknownName => "InvalidPolicyError",
         _ => "InvalidBundleError",
     };
+    let attrs = located(py, error);
+    raise(py, class, &error.to_string(), &attrs)
+}
+
+/// The attributes every exception of a core error has: its place and position.
+fn located(py: Python<'_>, error: &Error) -> [(&'static str, Py<PyAny>); 4] {
     let int = |n: usize| n.into_pyobject(py).map_or_else(|_| py.None(), |o| o.into_any().unbind());
     let position = error.position();
-    let attrs = [
+    [
         ("place", error.place().map_or_else(|| py.None(), |p| PyString::new(py, p).into_any().unbind())),
         ("line", position.map_or_else(|| py.None(), |p| int(p.line))),
         ("column", position.map_or_else(|| py.None(), |p| int(p.column))),
         ("offset", position.map_or_else(|| py.None(), |p| int(p.offset))),
-    ];
-    raise(py, class, &error.to_string(), &attrs)
+    ]
+}
+
+/// A limit that stopped `error` (`resolve` past `max_nodes`), as `LimitExceededError` with
+/// `limit` naming it (`"nodes"`, `"output_size"`, `"path_length"`, `"depth"`) and the error's
+/// place and position.
+pub fn limit_exceeded(py: Python<'_>, error: &Error, limit: Limit) -> PyErr {
+    let name = ("limit", PyString::new(py, limit.as_str()).into_any().unbind());
+    let [place, line, column, offset] = located(py, error);
+    raise(py, "LimitExceededError", &error.to_string(), &[place, line, column, offset, name])
+}
+
+/// Runs the body of the entry point named `entry` (`Verdict.to_json`, `resolve`) with a panic
+/// caught: every `#[pymethods]` and `#[pyfunction]` goes through here, so a panic reaches Python
+/// as `InternalError` (a `GroundcheckError`, which `except Exception` catches), never as
+/// PyO3's `PanicException` (a `BaseException`). The name is for the test build's injected
+/// panics ([`crate::hooks`]).
+#[inline]
+pub fn guard<T>(entry: &'static str, body: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    catch_unwind(AssertUnwindSafe(|| {
+        crate::hooks::point(entry);
+        body()
+    }))
+    .unwrap_or_else(|payload| Err(Python::attach(|py| panicked(py, payload.as_ref()))))
 }
 
 /// A Rust panic caught at the boundary, as `InternalError`.

@@ -15,6 +15,8 @@
 //! with the GIL let go.
 
 use groundcheck_core::{Json, JsonBuilder};
+
+use crate::inline::Shape;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -94,16 +96,19 @@ impl Classes {
 }
 
 /// `value` as the engine's JSON document, built directly (no JSON text is written and read
-/// back).
-pub fn to_json(value: &Bound<'_, PyAny>) -> Result<Json, NotJson> {
+/// back); what the engine will read of it is counted in `shape` (its nodes, its strings'
+/// text, its depth), which decides where it is verified.
+pub fn to_json(value: &Bound<'_, PyAny>, shape: &mut Shape) -> Result<Json, NotJson> {
     let mut out = JsonBuilder::new();
-    write_json(value, &mut out)?;
+    write_json(value, &mut out, shape)?;
     // Every call made above is one JSON value; an error here is a bug of this walk.
-    out.finish().map_err(|e| NotJson::Value(e.to_string()))
+    let json = out.finish().map_err(|e| NotJson::Value(e.to_string()))?;
+    shape.depth(json.depth());
+    Ok(json)
 }
 
 /// Builds `value` in `out`.
-fn write_json(value: &Bound<'_, PyAny>, out: &mut JsonBuilder) -> Result<(), NotJson> {
+fn write_json(value: &Bound<'_, PyAny>, out: &mut JsonBuilder, shape: &mut Shape) -> Result<(), NotJson> {
     let classes = classes(value.py())?;
     let mut steps = Vec::with_capacity(64);
     steps.push(Step::Item(value.clone()));
@@ -118,25 +123,30 @@ fn write_json(value: &Bound<'_, PyAny>, out: &mut JsonBuilder) -> Result<(), Not
             }
             Step::Item(value) => value,
             Step::Member(key, value) => {
-                out.key(&text(&key)?);
+                let key = text(&key)?;
+                shape.string(&key);
+                out.key(&key);
                 value
             }
         };
+        shape.node();
         // What a tool's output is mostly made of, each told by one comparison of its type —
         // an exact `str`, `dict` or `list` — before the scalars are tried one by one.
         if let Ok(s) = value.cast_exact::<PyString>() {
-            out.string(&text(s)?);
+            let s = text(s)?;
+            shape.string(&s);
+            out.string(&s);
             continue;
         }
         let (dict, list) = (value.cast_exact::<PyDict>().ok(), value.cast_exact::<PyList>().ok());
         let array = if dict.is_some() || list.is_some() {
             list.is_some()
-        } else if write_common_scalar(&value, out)? {
+        } else if write_common_scalar(&value, out, shape)? {
             continue;
         } else {
             let array = value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>();
             if !array && !classes.is_mapping(&value)? {
-                write_scalar(&value, classes, out)?;
+                write_scalar(&value, classes, out, shape)?;
                 continue;
             }
             array
@@ -230,11 +240,17 @@ pub fn lone_surrogate() -> NotJson {
 
 /// Builds `value` when it is `None`, a `bool`, an `int`, a `float` or a `str`; `false` when
 /// it is none of them.
-fn write_common_scalar(value: &Bound<'_, PyAny>, out: &mut JsonBuilder) -> Result<bool, NotJson> {
+fn write_common_scalar(
+    value: &Bound<'_, PyAny>,
+    out: &mut JsonBuilder,
+    shape: &mut Shape,
+) -> Result<bool, NotJson> {
     if value.is_none() {
         out.null();
     } else if let Ok(s) = value.cast::<PyString>() {
-        out.string(&text(s)?);
+        let s = text(s)?;
+        shape.string(&s);
+        out.string(&s);
     } else if let Ok(b) = value.cast::<PyBool>() {
         out.bool(b.is_true());
     } else if value.is_instance_of::<PyInt>() {
@@ -326,7 +342,12 @@ fn write_int(value: &Bound<'_, PyAny>, out: &mut JsonBuilder) -> Result<(), NotJ
 }
 
 /// Builds the scalars [`write_common_scalar`] leaves: `Decimal`, bytes, dates and times.
-fn write_scalar(value: &Bound<'_, PyAny>, classes: &Classes, out: &mut JsonBuilder) -> Result<(), NotJson> {
+fn write_scalar(
+    value: &Bound<'_, PyAny>,
+    classes: &Classes,
+    out: &mut JsonBuilder,
+    shape: &mut Shape,
+) -> Result<(), NotJson> {
     let (text, number) = if classes.is_decimal(value)? {
         (decimal_text(value)?, true)
     } else if value.is_instance_of::<PyBytes>() || value.is_instance_of::<PyByteArray>() {
@@ -339,6 +360,7 @@ fn write_scalar(value: &Bound<'_, PyAny>, classes: &Classes, out: &mut JsonBuild
     if number {
         out.number(&text);
     } else {
+        shape.string(&text);
         out.string(&text);
     }
     Ok(())

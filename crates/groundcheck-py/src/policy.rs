@@ -5,7 +5,7 @@
 use groundcheck_core::{Limits as CoreLimits, Policy as CorePolicy, Require, Rung, Score};
 use pyo3::prelude::*;
 
-use crate::errors::{from_core, raise};
+use crate::errors::{from_core, guard, raise};
 
 /// Input bounds (every one at least 1); the defaults are the command line's.
 #[pyclass(frozen, module = "groundcheck", name = "Limits")]
@@ -46,45 +46,49 @@ impl Limits {
 
     /// Raw output text size in bytes.
     #[getter]
-    fn max_output_bytes(&self) -> usize {
-        self.0.max_output_bytes
+    fn max_output_bytes(&self) -> PyResult<usize> {
+        guard("Limits.max_output_bytes", || Ok(self.0.max_output_bytes))
     }
     /// JSON nesting depth of a raw document (the root is depth 1).
     #[getter]
-    fn max_depth(&self) -> usize {
-        self.0.max_depth
+    fn max_depth(&self) -> PyResult<usize> {
+        guard("Limits.max_depth", || Ok(self.0.max_depth))
     }
     /// Length of a ref's `text`, in characters.
     #[getter]
-    fn max_text_chars(&self) -> usize {
-        self.0.max_text_chars
+    fn max_text_chars(&self) -> PyResult<usize> {
+        guard("Limits.max_text_chars", || Ok(self.0.max_text_chars))
     }
     /// Length of a trimmed `raw_path`, in characters.
     #[getter]
-    fn max_path_chars(&self) -> usize {
-        self.0.max_path_chars
+    fn max_path_chars(&self) -> PyResult<usize> {
+        guard("Limits.max_path_chars", || Ok(self.0.max_path_chars))
     }
     /// Nodes one query may select.
     #[getter]
-    fn max_nodes(&self) -> usize {
-        self.0.max_nodes
+    fn max_nodes(&self) -> PyResult<usize> {
+        guard("Limits.max_nodes", || Ok(self.0.max_nodes))
     }
     /// Refs read per invocation.
     #[getter]
-    fn max_refs(&self) -> usize {
-        self.0.max_refs
+    fn max_refs(&self) -> PyResult<usize> {
+        guard("Limits.max_refs", || Ok(self.0.max_refs))
     }
 
-    fn __repr__(&self) -> String {
-        let l = &self.0;
-        format!(
-            "Limits(max_output_bytes={}, max_depth={}, max_text_chars={}, max_path_chars={}, max_nodes={}, max_refs={})",
-            l.max_output_bytes, l.max_depth, l.max_text_chars, l.max_path_chars, l.max_nodes, l.max_refs
-        )
+    fn __repr__(&self) -> PyResult<String> {
+        guard("Limits.__repr__", || {
+            Ok({
+                let l = &self.0;
+                format!(
+                    "Limits(max_output_bytes={}, max_depth={}, max_text_chars={}, max_path_chars={}, max_nodes={}, max_refs={})",
+                    l.max_output_bytes, l.max_depth, l.max_text_chars, l.max_path_chars, l.max_nodes, l.max_refs
+                )
+            })
+        })
     }
 
-    fn __eq__(&self, other: &Limits) -> bool {
-        self.0 == other.0
+    fn __eq__(&self, other: &Limits) -> PyResult<bool> {
+        guard("Limits.__eq__", || Ok(self.0 == other.0))
     }
 }
 
@@ -130,35 +134,35 @@ impl Policy {
 
     /// `"all"` or `"any"`.
     #[getter]
-    fn require(&self) -> &'static str {
-        self.0.require.as_str()
+    fn require(&self) -> PyResult<&'static str> {
+        guard("Policy.require", || Ok(self.0.require.as_str()))
     }
     /// The loosest rung accepted.
     #[getter(r#match)]
-    fn rung(&self) -> &'static str {
-        self.0.max_rung.as_str()
+    fn rung(&self) -> PyResult<&'static str> {
+        guard("Policy.rung", || Ok(self.0.max_rung.as_str()))
     }
     /// The fuzzy rung's threshold, as text with three decimals (`"0.900"`).
     #[getter]
-    fn min_score(&self) -> String {
-        self.0.min_score.to_string()
+    fn min_score(&self) -> PyResult<String> {
+        guard("Policy.min_score", || Ok(self.0.min_score.to_string()))
     }
     /// The input bounds.
     #[getter]
-    fn limits(&self) -> Limits {
-        Limits(self.0.limits)
+    fn limits(&self) -> PyResult<Limits> {
+        guard("Policy.limits", || Ok(Limits(self.0.limits)))
     }
     /// The policy's name, as stored verdicts are keyed: `require=all;match=elided`.
     #[getter]
-    fn key(&self) -> String {
-        self.0.key()
+    fn key(&self) -> PyResult<String> {
+        guard("Policy.key", || Ok(self.0.key()))
     }
 
-    pub fn __repr__(&self) -> String {
-        format!("Policy({:?})", self.0.key())
+    pub fn __repr__(&self) -> PyResult<String> {
+        guard("Policy.__repr__", || Ok(format!("Policy({:?})", self.0.key())))
     }
 
-    fn __eq__(&self, other: &Policy) -> bool {
-        self.0 == other.0
+    fn __eq__(&self, other: &Policy) -> PyResult<bool> {
+        guard("Policy.__eq__", || Ok(self.0 == other.0))
     }
 }

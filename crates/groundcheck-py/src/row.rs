@@ -26,6 +26,7 @@ use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyBool, PyInt, PyString};
 
+use crate::inline::Shape;
 use crate::json::{
     classes, decimal_text, for_each_member, iso_text, lone_surrogate, text, to_json, utf8, NotJson,
 };
@@ -123,6 +124,8 @@ pub struct Pending {
     retrieval_details: Option<JsonColumn>,
     /// A `raw_output` value, built into the engine's document.
     raw_value: Option<Json>,
+    /// What the engine will read of the row: whether it may be verified on the calling thread.
+    shape: Shape,
 }
 
 /// The Python `str`s an invocation was read from, once it no longer needs them: to be
@@ -161,6 +164,11 @@ impl Stored {
 }
 
 impl Pending {
+    /// Whether the row is small enough to verify on the calling thread ([`crate::inline`]).
+    pub fn small(&self) -> bool {
+        self.shape.small()
+    }
+
     /// Whether verifying the row parses text: its raw output given as text, or its claim as
     /// the column's JSON text. A row given as Python values was built into the engine's
     /// documents while it was read (with the GIL held), and what is left of its work is
@@ -246,6 +254,7 @@ pub fn read(row: &Bound<'_, PyAny>) -> Result<Pending, RowError> {
         input_params: None,
         retrieval_details: None,
         raw_value: None,
+        shape: Shape::default(),
     };
     let mut id = None;
     for_each_member(row, |key, value| {
@@ -264,7 +273,7 @@ pub fn read(row: &Bound<'_, PyAny>) -> Result<Pending, RowError> {
             "run_id" => text(TextColumn::RunId, value)?,
             "step_id" => inv.step_id = integer(v, field, Column::BigInt)?,
             "tool_name" => text(TextColumn::ToolName, value)?,
-            "input_params" => pending.input_params = json_column(value, field)?,
+            "input_params" => pending.input_params = json_column(value, field, &mut pending.shape)?,
             "output_preview" => text(TextColumn::OutputPreview, value)?,
             "output_length" => inv.output_length = integer(v, field, Column::Int)?,
             "retrieval_layer" => text(TextColumn::RetrievalLayer, value)?,
@@ -273,7 +282,7 @@ pub fn read(row: &Bound<'_, PyAny>) -> Result<Pending, RowError> {
             "is_truncated" => inv.is_truncated = boolean(v, field)?,
             "relevance_level" => text(TextColumn::RelevanceLevel, value)?,
             "dedup_reason" => text(TextColumn::DedupReason, value)?,
-            "retrieval_details" => pending.retrieval_details = json_column(value, field)?,
+            "retrieval_details" => pending.retrieval_details = json_column(value, field, &mut pending.shape)?,
             "duration_ms" => inv.duration_ms = integer(v, field, Column::Int)?,
             "success" => inv.success = boolean(v, field)?,
             "error_message" => text(TextColumn::ErrorMessage, value)?,
@@ -288,8 +297,11 @@ pub fn read(row: &Bound<'_, PyAny>) -> Result<Pending, RowError> {
                 }
             }
             "raw_output" => {
-                pending.raw_value =
-                    if v.is_none() { None } else { Some(to_json(v).map_err(|e| RowError::of(field, e))?) }
+                pending.raw_value = if v.is_none() {
+                    None
+                } else {
+                    Some(to_json(v, &mut pending.shape).map_err(|e| RowError::of(field, e))?)
+                }
             }
             "raw_output_text" => text(TextColumn::RawOutputText, value)?,
             _ => {
@@ -301,6 +313,14 @@ pub fn read(row: &Bound<'_, PyAny>) -> Result<Pending, RowError> {
         }
         Ok(())
     })?;
+    for (column, text) in pending.texts.iter().enumerate() {
+        match text {
+            // The one text column parsed; the others are only copied or searched.
+            Some(text) if column == TextColumn::RawOutputText as usize => pending.shape.text(text),
+            Some(text) => pending.shape.plain(text),
+            None => {}
+        }
+    }
     if pending.raw_value.is_some() && pending.texts[TextColumn::RawOutputText as usize].is_some() {
         return Err(RowError::at("raw_output", "raw_output and raw_output_text are both given; keep one"));
     }
@@ -399,16 +419,26 @@ fn integer(value: &Bound<'_, PyAny>, field: &str, column: Column) -> Result<Opti
 
 /// A JSON column: a `str` (or UTF-8 `bytes`) is the column's text; anything else is the
 /// value itself, built at once.
-fn json_column(value: Bound<'_, PyAny>, field: &str) -> Result<Option<JsonColumn>, RowError> {
+fn json_column(
+    value: Bound<'_, PyAny>,
+    field: &str,
+    shape: &mut Shape,
+) -> Result<Option<JsonColumn>, RowError> {
     if value.is_none() {
         return Ok(None);
     }
     let value = match value.cast_into::<PyString>() {
-        Ok(s) => return Ok(Some(JsonColumn::Text(backed(s).map_err(|e| RowError::of(field, e))?))),
+        Ok(s) => {
+            let text = backed(s).map_err(|e| RowError::of(field, e))?;
+            shape.text(&text);
+            return Ok(Some(JsonColumn::Text(text)));
+        }
         Err(e) => e.into_inner(),
     };
     if value.is_instance_of::<pyo3::types::PyBytes>() {
-        return Ok(Some(JsonColumn::Owned(utf8(&value).map_err(|e| RowError::of(field, e))?)));
+        let text = utf8(&value).map_err(|e| RowError::of(field, e))?;
+        shape.text(&text);
+        return Ok(Some(JsonColumn::Owned(text)));
     }
-    Ok(Some(JsonColumn::Built(to_json(&value).map_err(|e| RowError::of(field, e))?)))
+    Ok(Some(JsonColumn::Built(to_json(&value, shape).map_err(|e| RowError::of(field, e))?)))
 }

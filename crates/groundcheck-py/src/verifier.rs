@@ -1,13 +1,17 @@
 //! `Verifier`: the engine under one policy, built once and shared by every thread of a
 //! Python program. Rows are read while the GIL is held (they are Python objects), and only
-//! taken out; parsing their JSON text and verifying run with the GIL released — for a run,
-//! on rayon, a chunk of rows verified while the next is read — so other Python threads keep
-//! running. The `str`s a row was read from are let go with the GIL held again ([`Held`]).
-//! Every call is guarded: a Rust panic becomes `InternalError`.
+//! taken out; parsing their JSON text and verifying run with the GIL released — on the
+//! package's own threads ([`crate::engine`]: large stacks, rebuilt after a fork, the caller
+//! waiting in slices so that Ctrl-C gets through), or, for a row too small to need them, on
+//! the calling thread ([`crate::inline`]). For a run, a chunk of rows is verified while the
+//! next is read, so other Python threads keep running. The `str`s a row was read from are let
+//! go with the GIL held again ([`Held`]). Every call is guarded: a Rust panic becomes
+//! `InternalError`.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::mpsc::TryRecvError;
+use std::sync::Arc;
 
 use groundcheck_core::{
     Bundle, Invocation, Json, RawOutput, Report as CoreReport, Run, RunSet, Verdict as CoreVerdict,
@@ -15,10 +19,12 @@ use groundcheck_core::{
 };
 use groundcheck_files::Template;
 use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyByteArray, PyBytes, PyIterator, PyString};
 use rayon::prelude::*;
 
-use crate::errors::{from_core, invalid_row, panicked, raise};
+use crate::engine::{self, Answer, Cancel, Pool};
+use crate::errors::{from_core, guard, invalid_row, panicked, raise};
 use crate::policy::Policy;
 use crate::results::{Report, Verdict};
 use crate::row::{self, Held, Pending, RowError};
@@ -26,22 +32,30 @@ use crate::row::{self, Held, Pending, RowError};
 /// The engine under one policy, built once and shared by every thread; `raw_outputs` is a
 /// template for rows without a raw output of their own, as `--raw-outputs`:
 /// `/var/lib/agent/sessions/{session_id}/tools/{id}.json`; `threads` how many threads verify
-/// a run (`None`: one a core, rayon's pool; `1`: the calling thread, in order).
+/// a run (`None`: one a core, the package's pool; `1`: one thread, each chunk of rows in order).
 #[pyclass(frozen, module = "groundcheck", name = "Verifier")]
 pub struct Verifier {
+    work: Work,
+    threads: Threads,
+}
+
+/// What a verification needs, shared with the threads that do it (work handed over lives as
+/// long as it runs, even past a caller that gave up on it).
+#[derive(Clone)]
+struct Work {
     core: Arc<CoreVerifier>,
     raw_outputs: Option<Arc<Template>>,
-    threads: Threads,
 }
 
 /// Where a verifier's runs are verified.
 enum Threads {
-    /// rayon's global pool: a thread a core, shared by the whole process.
+    /// The package's pool: a thread a core, shared by the whole process.
     All,
-    /// The calling thread, one row after another, with no hand-over to another thread.
+    /// One thread at a time, one row after another: the calling thread for small rows, else
+    /// one of the package's.
     One,
     /// A pool of the verifier's own, of this many threads.
-    Pool(rayon::ThreadPool, usize),
+    Pool(Pool, usize),
 }
 
 /// Runs `work` without the GIL, a panic caught.
@@ -88,7 +102,12 @@ fn into_report(verdicts: impl IntoIterator<Item = Keyed>) -> Result<CoreReport, 
     Ok(set.into_report())
 }
 
-impl Verifier {
+/// Whether every row of `chunk` may be verified on the calling thread.
+fn all_small(chunk: &[Pending]) -> bool {
+    chunk.iter().all(Pending::small) && crate::inline::allowed()
+}
+
+impl Work {
     fn attach(&self, invocations: &mut [Invocation]) {
         if let Some(template) = &self.raw_outputs {
             let max = self.core.policy().limits.max_output_bytes;
@@ -110,49 +129,98 @@ impl Verifier {
         ((invocation.run_id, invocation.session_id, verdict), held)
     }
 
-    /// The report of runs, on this verifier's threads.
-    fn verify_runs(&self, runs: &mut [Run]) -> CoreReport {
+    /// The verdicts of `chunk`, in order, one row after another; a row not begun when
+    /// `cancel` is set is not verified (the caller gave up and drops the answer).
+    fn verify_in_order(&self, chunk: Vec<Pending>, cancel: &Cancel) -> Vec<(Keyed, Held)> {
+        let mut done = Vec::with_capacity(chunk.len());
+        for pending in chunk {
+            if engine::cancelled(cancel) {
+                break;
+            }
+            done.push(self.verify_pending(pending));
+        }
+        done
+    }
+
+    /// The report of runs: every invocation verified in parallel on the current pool (a row
+    /// not begun when `cancel` is set is not), the verdicts grouped as `verify_runs` groups
+    /// them. `None` when cancelled.
+    fn verify_runs(&self, runs: &mut [Run], cancel: &Cancel) -> Option<CoreReport> {
         for run in runs.iter_mut() {
             self.attach(&mut run.invocations);
         }
-        match &self.threads {
-            Threads::All => self.core.verify_runs(runs),
-            Threads::Pool(pool, _) => pool.install(|| self.core.verify_runs(runs)),
-            Threads::One => {
-                let mut set = VerdictSet::default();
-                for run in runs.iter() {
-                    for inv in &run.invocations {
-                        // Ids were checked when the runs were grouped: this cannot fail.
-                        let _ = set.push(&run.run_id, &run.session_id, self.core.verify(inv));
-                    }
-                }
-                set.into_report()
-            }
+        let all: Vec<(&Run, &Invocation)> =
+            runs.iter().flat_map(|run| run.invocations.iter().map(move |inv| (run, inv))).collect();
+        let verdicts: Vec<Option<CoreVerdict>> = all
+            .par_iter()
+            .map(|(_, inv)| (!engine::cancelled(cancel)).then(|| self.core.verify(inv)))
+            .collect();
+        let mut set = VerdictSet::default();
+        for ((run, _), verdict) in all.iter().zip(verdicts) {
+            // Ids were checked when the runs were grouped: this cannot fail.
+            let _ = set.push(&run.run_id, &run.session_id, verdict?);
         }
+        Some(set.into_report())
     }
 
-    /// The report of `invocations` grouped into runs, verified without the GIL.
-    fn report(&self, py: Python<'_>, invocations: Vec<Invocation>) -> PyResult<Report> {
+    /// The report of bundle text, parsed and verified on the current pool.
+    fn bundle(&self, text: &str, cancel: &Cancel) -> Result<Option<CoreReport>, groundcheck_core::Error> {
+        let bundle = Bundle::parse(text)?;
         let mut runs = RunSet::default();
-        for inv in invocations {
-            runs.push(inv).map_err(|e| from_core(py, &e))?;
+        for inv in bundle.invocations {
+            runs.push(inv)?;
         }
-        let mut runs = runs.into_runs();
-        detached(py, || Report::new(self.verify_runs(&mut runs)))
+        Ok(self.verify_runs(&mut runs.into_runs(), cancel))
+    }
+}
+
+/// A chunk's answer taken in: its verdicts kept in `done`, what its rows were read from let
+/// go (the GIL is held), its panic raised as `InternalError`.
+fn take(py: Python<'_>, done: &mut Vec<(usize, Vec<Keyed>)>, message: Chunked) -> PyResult<()> {
+    let (index, answer) = message;
+    let verdicts = answer.map_err(|payload| panicked(py, payload.as_ref()))?;
+    let (verdicts, held): (Vec<Keyed>, Vec<Held>) = verdicts.into_iter().unzip();
+    drop(held);
+    done.push((index, verdicts));
+    Ok(())
+}
+
+/// A chunk's answer: its index in the run and its rows' verdicts (or its panic).
+type Chunked = (usize, Answer<Vec<(Keyed, Held)>>);
+
+/// A cancelled verification's report, which no caller sees (the caller raised already).
+fn given_up(py: Python<'_>) -> PyErr {
+    raise(py, "InternalError", "groundcheck: the call was given up", &[])
+}
+
+impl Verifier {
+    /// The pool this verifier's work is handed to, in this process.
+    fn pool(&self, py: Python<'_>) -> PyResult<Arc<rayon::ThreadPool>> {
+        match &self.threads {
+            Threads::Pool(pool, _) => pool.get(py),
+            _ => engine::ENGINE.get(py),
+        }
     }
 
-    /// `verify_run` on the calling thread: a chunk read with the GIL held, then verified
-    /// with it let go, and so on.
+    /// `verify_run` one chunk after another, each chunk's rows in order: on the calling thread
+    /// with the GIL let go when they are small, else on one of the package's threads.
     fn run_in_order(&self, py: Python<'_>, rows: &Bound<'_, PyIterator>) -> PyResult<Report> {
         let mut verdicts = Vec::new();
         let mut read = 0;
+        let cancel = engine::cancel();
         loop {
             let chunk = read_chunk(py, rows, &mut read)?;
             if chunk.is_empty() {
                 break;
             }
-            let (done, held): (Vec<Keyed>, Vec<Held>) =
-                detached(py, || chunk.into_iter().map(|p| self.verify_pending(p)).unzip())?;
+            let done = if all_small(&chunk) {
+                detached(py, || self.work.verify_in_order(chunk, &cancel))?
+            } else {
+                let (work, flag) = (self.work.clone(), Arc::clone(&cancel));
+                engine::run(py, &self.pool(py)?, &cancel, move || work.verify_in_order(chunk, &flag))?
+            };
+            py.check_signals()?;
+            let (done, held): (Vec<Keyed>, Vec<Held>) = done.into_iter().unzip();
             verdicts.extend(done);
             drop(held); // the GIL is held again
         }
@@ -160,57 +228,78 @@ impl Verifier {
         Ok(Report::new(report.map_err(|e| from_core(py, &e))?))
     }
 
-    /// Reads `rows` a chunk at a time, taking the GIL for each, and spawns each chunk's
-    /// verification on `scope`; each chunk's verdicts land in `done` with the chunk's index,
-    /// and what its rows were read from in `held`, let go by this thread when it next holds
-    /// the GIL.
-    fn read_chunks<'s>(
-        &'s self,
-        scope: &rayon::Scope<'s>,
-        rows: &'s Py<PyIterator>,
-        done: &'s Mutex<Vec<(usize, Vec<Keyed>)>>,
-        held: &'s Mutex<Vec<Held>>,
-    ) -> PyResult<()> {
+    /// `verify_run` on a pool: the calling thread reads a chunk with the GIL held and hands it
+    /// to the pool, which verifies it (its rows in parallel) while the next chunk is read; the
+    /// calling thread then waits for the last chunks in slices, signals let through. What a
+    /// chunk's rows were read from comes back with its verdicts, let go here with the GIL.
+    fn run_overlapped(&self, py: Python<'_>, rows: &Bound<'_, PyIterator>) -> PyResult<Report> {
+        let pool = self.pool(py)?;
+        let cancel = engine::cancel();
+        let (answer, answers) = std::sync::mpsc::channel::<Chunked>();
+        let answers = std::sync::Mutex::new(answers);
+        let mut done: Vec<(usize, Vec<Keyed>)> = Vec::new();
         let mut read = 0;
-        for index in 0.. {
-            let chunk = Python::attach(|py| {
-                drop(std::mem::take(&mut *held.lock().unwrap_or_else(|e| e.into_inner())));
-                read_chunk(py, rows.bind(py), &mut read)
-            })?;
-            if chunk.is_empty() {
-                break;
+        let mut sent = 0;
+        let outcome = (|| -> PyResult<()> {
+            loop {
+                let chunk = read_chunk(py, rows, &mut read)?;
+                if chunk.is_empty() {
+                    break;
+                }
+                let (work, flag) = (self.work.clone(), Arc::clone(&cancel));
+                let index = sent;
+                let answer = answer.clone();
+                pool.spawn(move || {
+                    let verdicts = catch_unwind(AssertUnwindSafe(|| {
+                        crate::hooks::point("engine");
+                        chunk
+                            .into_par_iter()
+                            .map(|p| (!engine::cancelled(&flag)).then(|| work.verify_pending(p)))
+                            .collect::<Vec<_>>()
+                    }));
+                    let verdicts = verdicts.map(|v| v.into_iter().flatten().collect());
+                    let _ = answer.send((index, verdicts));
+                });
+                sent += 1;
+                // Chunks verified meanwhile: their `str`s let go now, with the GIL held.
+                loop {
+                    let next = answers.lock().unwrap_or_else(|e| e.into_inner()).try_recv();
+                    match next {
+                        Ok(message) => take(py, &mut done, message)?,
+                        Err(TryRecvError::Empty | TryRecvError::Disconnected) => break,
+                    }
+                }
+                py.check_signals()?;
             }
-            scope.spawn(move |_| {
-                let done_here: Vec<(Keyed, Held)> =
-                    chunk.into_par_iter().map(|p| self.verify_pending(p)).collect();
-                let (verdicts, chunk_held): (Vec<Keyed>, Vec<Held>) = done_here.into_iter().unzip();
-                done.lock().unwrap_or_else(|e| e.into_inner()).push((index, verdicts));
-                held.lock().unwrap_or_else(|e| e.into_inner()).extend(chunk_held);
-            });
+            while done.len() < sent {
+                let message = engine::wait(py, &answers, &cancel)?;
+                take(py, &mut done, message)?;
+            }
+            Ok(())
+        })();
+        if let Err(e) = outcome {
+            engine::cancel_now(&cancel);
+            return Err(e);
         }
-        Ok(())
+        done.sort_unstable_by_key(|(index, _)| *index);
+        let report = detached(py, || into_report(done.into_iter().flat_map(|(_, verdicts)| verdicts)))?;
+        Ok(Report::new(report.map_err(|e| from_core(py, &e))?))
     }
 
-    /// `verify_run` on a pool: the calling thread reads a chunk with the GIL held and hands it
-    /// to the pool, which verifies it while the next chunk is read.
-    fn run_overlapped(&self, py: Python<'_>, rows: &Bound<'_, PyIterator>) -> PyResult<Report> {
-        let rows = rows.clone().unbind();
-        let done = Mutex::new(Vec::new());
-        let held = Mutex::new(Vec::new());
-        let (read, report) = detached(py, || {
-            let read = match &self.threads {
-                Threads::Pool(pool, _) => {
-                    pool.in_place_scope(|scope| self.read_chunks(scope, &rows, &done, &held))
-                }
-                _ => rayon::in_place_scope(|scope| self.read_chunks(scope, &rows, &done, &held)),
-            };
-            let mut done = done.into_inner().unwrap_or_else(|e| e.into_inner());
-            done.sort_unstable_by_key(|(index, _)| *index);
-            (read, into_report(done.into_iter().flat_map(|(_, verdicts)| verdicts)))
+    /// The report of bundle text: parsed and verified on the package's threads.
+    fn bundle(&self, py: Python<'_>, text: impl AsRef<str> + Send + 'static) -> PyResult<Report> {
+        let (work, cancel) = (self.work.clone(), engine::cancel());
+        let flag = Arc::clone(&cancel);
+        let (report, text) = engine::run(py, &self.pool(py)?, &cancel, move || {
+            let report = work.bundle(text.as_ref(), &flag);
+            (report, text)
         })?;
-        drop(held); // the GIL is held again
-        read?;
-        Ok(Report::new(report.map_err(|e| from_core(py, &e))?))
+        drop(text); // with the GIL held
+        match report {
+            Ok(Some(report)) => Ok(Report::new(report)),
+            Ok(None) => Err(given_up(py)),
+            Err(e) => Err(from_core(py, &e)),
+        }
     }
 }
 
@@ -224,117 +313,130 @@ impl Verifier {
         raw_outputs: Option<&str>,
         threads: Option<i64>,
     ) -> PyResult<Verifier> {
-        let raw_outputs = raw_outputs
-            .map(|t| {
-                t.parse::<Template>()
-                    .map_err(|e| raise(py, "InvalidPolicyError", &format!("raw_outputs: {e}"), &[]))
-            })
-            .transpose()?;
-        let threads = match threads {
-            None => Threads::All,
-            Some(1) => Threads::One,
-            Some(n) if (2..=1024).contains(&n) => {
-                let pool = rayon::ThreadPoolBuilder::new()
-                    .num_threads(n as usize)
-                    .thread_name(|i| format!("groundcheck-{i}"))
-                    .build()
-                    .map_err(|e| raise(py, "InvalidPolicyError", &format!("threads: {e}"), &[]))?;
-                Threads::Pool(pool, n as usize)
-            }
-            Some(n) => {
-                return Err(raise(
-                    py,
-                    "InvalidPolicyError",
-                    &format!("threads: must be 1 to 1024, not {n}"),
-                    &[],
-                ))
-            }
-        };
-        let policy = policy.map_or_else(groundcheck_core::Policy::default, |p| p.0);
-        Ok(Verifier {
-            core: Arc::new(CoreVerifier::new(policy)),
-            raw_outputs: raw_outputs.map(Arc::new),
-            threads,
+        guard("Verifier.__new__", || {
+            let raw_outputs = raw_outputs
+                .map(|t| {
+                    t.parse::<Template>()
+                        .map_err(|e| raise(py, "InvalidPolicyError", &format!("raw_outputs: {e}"), &[]))
+                })
+                .transpose()?;
+            let threads = match threads {
+                None => Threads::All,
+                Some(1) => Threads::One,
+                Some(n) if (2..=1024).contains(&n) => {
+                    let pool = Pool::new(Some(n as usize));
+                    // Built now, so that threads that cannot be started fail here.
+                    pool.get(py)?;
+                    Threads::Pool(pool, n as usize)
+                }
+                Some(n) => {
+                    return Err(raise(
+                        py,
+                        "InvalidPolicyError",
+                        &format!("threads: must be 1 to 1024, not {n}"),
+                        &[],
+                    ))
+                }
+            };
+            let policy = policy.map_or_else(groundcheck_core::Policy::default, |p| p.0);
+            let work =
+                Work { core: Arc::new(CoreVerifier::new(policy)), raw_outputs: raw_outputs.map(Arc::new) };
+            Ok(Verifier { work, threads })
         })
     }
 
     /// The policy verdicts are decided under.
     #[getter]
-    fn policy(&self) -> Policy {
-        Policy(*self.core.policy())
+    fn policy(&self) -> PyResult<Policy> {
+        guard("Verifier.policy", || Ok(Policy(*self.work.core.policy())))
     }
 
-    /// How many threads verify a run: `None` for one a core (rayon's pool), `1` for the
-    /// calling thread alone.
+    /// How many threads verify a run: `None` for one a core (the package's pool), `1` for one
+    /// thread, each chunk of rows in order.
     #[getter]
-    fn threads(&self) -> Option<usize> {
-        match &self.threads {
-            Threads::All => None,
-            Threads::One => Some(1),
-            Threads::Pool(_, n) => Some(*n),
-        }
+    fn threads(&self) -> PyResult<Option<usize>> {
+        guard("Verifier.threads", || Ok(self.thread_count()))
     }
 
     /// The verdict of one `tool_invocation` row (a `dict` or any `Mapping` of its columns,
-    /// as a DB driver returns them, plus `raw_output` or `raw_output_text`), verified on the
-    /// calling thread.
+    /// as a DB driver returns them, plus `raw_output` or `raw_output_text`).
     fn verify_invocation(&self, py: Python<'_>, row: &Bound<'_, PyAny>) -> PyResult<Verdict> {
-        let pending = read_row(py, row, None)?;
-        let detach = pending.parses_text() || self.raw_outputs.is_some();
-        let work = || {
-            let ((_, _, verdict), held) = self.verify_pending(pending);
-            (Verdict::one(verdict), held)
-        };
-        // Text to parse (or a raw-output file to read) is verified with the GIL let go, at any
-        // size: two threads scale on it (a 1.2 KB row costs the same either way). A row given
-        // as Python values was built while read, with the GIL held; the rest of its work is
-        // shorter than a hand-over of the GIL, which would only make threads queue for it
-        // (benches/README.md).
-        let (verdict, held) = if detach {
-            detached(py, work)?
-        } else {
-            catch_unwind(AssertUnwindSafe(work)).map_err(|payload| panicked(py, payload.as_ref()))?
-        };
-        drop(held); // with the GIL held
-        Ok(verdict)
+        guard("Verifier.verify_invocation", || {
+            let pending = read_row(py, row, None)?;
+            let ((_, _, verdict), held) =
+                if pending.small() && self.work.raw_outputs.is_none() && crate::inline::allowed() {
+                    // Small: verified on the calling thread. Text to parse is verified with the GIL
+                    // let go: two threads scale on it. A row given as Python values was built while
+                    // read, with the GIL held; the rest of its work is shorter than a hand-over of
+                    // the GIL, which would only make threads queue for it (benches/README.md).
+                    if pending.parses_text() {
+                        detached(py, || self.work.verify_pending(pending))?
+                    } else {
+                        catch_unwind(AssertUnwindSafe(|| self.work.verify_pending(pending)))
+                            .map_err(|payload| panicked(py, payload.as_ref()))?
+                    }
+                } else {
+                    // Large or deep, or a raw-output file to read (its text is not seen before it
+                    // is read): on the package's threads, the caller waiting with signals let in.
+                    let (work, cancel) = (self.work.clone(), engine::cancel());
+                    engine::run(py, &self.pool(py)?, &cancel, move || work.verify_pending(pending))?
+                };
+            drop(held); // with the GIL held
+            Ok(Verdict::one(verdict))
+        })
     }
 
     /// The report of rows (any iterable of mappings, a generator too) grouped into runs (by
     /// `run_id`, else `session_id`): read a chunk at a time with the GIL held, each chunk
     /// verified with the GIL let go while the next is read.
     fn verify_run(&self, py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<Report> {
-        let rows = rows.try_iter()?;
-        match self.threads {
-            Threads::One => self.run_in_order(py, &rows),
-            _ => self.run_overlapped(py, &rows),
-        }
+        guard("Verifier.verify_run", || {
+            let rows = rows.try_iter()?;
+            match self.threads {
+                Threads::One => self.run_in_order(py, &rows),
+                _ => self.run_overlapped(py, &rows),
+            }
+        })
     }
 
     /// The report of a bundle file (a `str` or `os.PathLike`): what `groundcheck verify
     /// --format json FILE` prints.
     fn verify_bundle(&self, py: Python<'_>, path: PathBuf) -> PyResult<Report> {
-        let bytes = detached(py, || std::fs::read(&path))??;
-        let text = bundle_text(py, bytes)?;
-        self.bundle(py, &text)
+        guard("Verifier.verify_bundle", || {
+            let bytes = detached(py, || std::fs::read(&path))??;
+            let text = bundle_text(py, bytes)?;
+            self.bundle(py, text)
+        })
     }
 
     /// The report of bundle text (`str`, or UTF-8 `bytes`).
     fn verify_bundle_json(&self, py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<Report> {
-        if let Ok(s) = text.cast::<PyString>() {
-            return self.bundle(py, &s.to_cow()?);
-        }
-        if text.is_instance_of::<PyBytes>() || text.is_instance_of::<PyByteArray>() {
-            let text = bundle_text(py, text.extract()?)?;
-            return self.bundle(py, &text);
-        }
-        let type_name = text.get_type().name().map(|n| n.to_string()).unwrap_or_default();
-        Err(raise(py, "InvalidBundleError", &format!("a bundle is str or bytes, not {type_name}"), &[]))
+        guard("Verifier.verify_bundle_json", || {
+            if let Ok(s) = text.cast::<PyString>() {
+                let s = PyBackedStr::try_from(s.clone()).map_err(|_| {
+                    raise(
+                        py,
+                        "InvalidBundleError",
+                        "the bundle holds a lone surrogate, which is not text",
+                        &[],
+                    )
+                })?;
+                return self.bundle(py, s);
+            }
+            if text.is_instance_of::<PyBytes>() || text.is_instance_of::<PyByteArray>() {
+                let text = bundle_text(py, text.extract()?)?;
+                return self.bundle(py, text);
+            }
+            let type_name = text.get_type().name().map(|n| n.to_string()).unwrap_or_default();
+            Err(raise(py, "InvalidBundleError", &format!("a bundle is str or bytes, not {type_name}"), &[]))
+        })
     }
 
     /// Seconds for `n` verifications of one row read once, in Rust alone: the floor the
     /// binding's per-call overhead is measured against (`benches/python/bench.py`). `form`
     /// gives the raw output as a Rust caller would hold it: `"text"` its JSON text (what a
-    /// database holds), `"tree"` the engine's parsed document; `None`, as read.
+    /// database holds), `"tree"` the engine's parsed document; `None`, as read. Timed on one
+    /// of the package's threads.
     #[pyo3(signature = (row, n, form=None))]
     fn _time_verify(
         &self,
@@ -343,20 +445,25 @@ impl Verifier {
         n: usize,
         form: Option<&str>,
     ) -> PyResult<f64> {
-        let (mut invocation, _held) = read_row(py, row, None)?.finish();
-        invocation.raw_output = match (form, invocation.raw_output.take()) {
-            (Some("text"), Some(RawOutput::Json(json))) => Some(RawOutput::Text(json.to_json_string())),
-            (Some("tree"), Some(raw)) if raw.text().is_some() => {
-                Some(Json::parse(raw.text().unwrap_or_default()).map_or(raw, RawOutput::Json))
-            }
-            (_, raw) => raw,
-        };
-        detached(py, || {
-            let started = std::time::Instant::now();
-            for _ in 0..n {
-                std::hint::black_box(self.core.verify(std::hint::black_box(&invocation)));
-            }
-            started.elapsed().as_secs_f64()
+        guard("Verifier._time_verify", || {
+            let (mut invocation, held) = read_row(py, row, None)?.finish();
+            invocation.raw_output = match (form, invocation.raw_output.take()) {
+                (Some("text"), Some(RawOutput::Json(json))) => Some(RawOutput::Text(json.to_json_string())),
+                (Some("tree"), Some(raw)) if raw.text().is_some() => {
+                    Some(Json::parse(raw.text().unwrap_or_default()).map_or(raw, RawOutput::Json))
+                }
+                (_, raw) => raw,
+            };
+            let (work, cancel) = (self.work.clone(), engine::cancel());
+            let seconds = engine::run(py, &self.pool(py)?, &cancel, move || {
+                let started = std::time::Instant::now();
+                for _ in 0..n {
+                    std::hint::black_box(work.core.verify(std::hint::black_box(&invocation)));
+                }
+                started.elapsed().as_secs_f64()
+            })?;
+            drop(held);
+            Ok(seconds)
         })
     }
 
@@ -367,67 +474,85 @@ impl Verifier {
     /// says why the parse belongs to it); the rows are read from Python before the clock
     /// starts.
     fn _time_verify_run(&self, py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<f64> {
-        let mut stored = Vec::new();
-        for row in rows.try_iter()? {
-            stored.push(read_row(py, &row?, None)?.stored().0);
-        }
-        let (seconds, grouped) = detached(py, || {
-            let started = std::time::Instant::now();
-            let work = || -> Result<(), groundcheck_core::Error> {
-                let invocations: Vec<Invocation> = match self.threads {
-                    Threads::One => stored.into_iter().map(row::Stored::finish).collect(),
-                    _ => stored.into_par_iter().map(row::Stored::finish).collect(),
-                };
-                let mut runs = RunSet::default();
-                for inv in invocations {
-                    runs.push(inv)?;
-                }
-                let mut runs = runs.into_runs();
-                drop(std::hint::black_box(self.verify_runs(std::hint::black_box(&mut runs))));
-                Ok(())
-            };
-            let grouped = match &self.threads {
-                Threads::Pool(pool, _) => pool.install(work),
-                _ => work(),
-            };
-            (started.elapsed().as_secs_f64(), grouped)
-        })?;
-        grouped.map_err(|e| from_core(py, &e))?;
-        Ok(seconds)
+        guard("Verifier._time_verify_run", || {
+            let mut stored = Vec::new();
+            for row in rows.try_iter()? {
+                stored.push(read_row(py, &row?, None)?.stored().0);
+            }
+            let one = matches!(self.threads, Threads::One);
+            let (work, cancel) = (self.work.clone(), engine::cancel());
+            let flag = Arc::clone(&cancel);
+            let (seconds, grouped) = engine::run(py, &self.pool(py)?, &cancel, move || {
+                let started = std::time::Instant::now();
+                let grouped = (|| -> Result<(), groundcheck_core::Error> {
+                    let invocations: Vec<Invocation> = if one {
+                        stored.into_iter().map(row::Stored::finish).collect()
+                    } else {
+                        stored.into_par_iter().map(row::Stored::finish).collect()
+                    };
+                    let mut runs = RunSet::default();
+                    for inv in invocations {
+                        runs.push(inv)?;
+                    }
+                    let mut runs = runs.into_runs();
+                    let report = if one {
+                        let all = runs.iter().flat_map(|r| r.invocations.iter().map(move |i| (r, i)));
+                        let verdicts: Vec<Keyed> = all
+                            .map(|(r, i)| (r.run_id.clone(), r.session_id.clone(), work.core.verify(i)))
+                            .collect();
+                        into_report(verdicts).ok()
+                    } else {
+                        work.verify_runs(std::hint::black_box(&mut runs), &flag)
+                    };
+                    drop(std::hint::black_box(report));
+                    Ok(())
+                })();
+                (started.elapsed().as_secs_f64(), grouped)
+            })?;
+            grouped.map_err(|e| from_core(py, &e))?;
+            Ok(seconds)
+        })
     }
 
     /// Reads `rows` as `verify_run` does, chunk by chunk with the GIL held, and verifies
     /// nothing: the serial part of `verify_run`, for profiling it (`benches/python/bench.py`,
     /// benches/README.md). Returns how many rows were read.
     fn _read_rows(&self, py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<usize> {
-        let rows = rows.try_iter()?;
-        let mut read = 0;
-        let mut chunks = Vec::new();
-        loop {
-            let chunk = read_chunk(py, &rows, &mut read)?;
-            if chunk.is_empty() {
-                break;
+        guard("Verifier._read_rows", || {
+            let rows = rows.try_iter()?;
+            let mut read = 0;
+            let mut chunks = Vec::new();
+            loop {
+                let chunk = read_chunk(py, &rows, &mut read)?;
+                if chunk.is_empty() {
+                    break;
+                }
+                chunks.push(chunk);
             }
-            chunks.push(chunk);
-        }
-        // Let go with the GIL held, as verify_run lets go of the `str`s a row was read from.
-        drop(chunks);
-        Ok(read)
+            // Let go with the GIL held, as verify_run lets go of the `str`s a row was read from.
+            drop(chunks);
+            Ok(read)
+        })
     }
 
-    fn __repr__(&self) -> String {
-        let policy = Policy(*self.core.policy()).__repr__();
-        match self.threads() {
-            None => format!("Verifier({policy})"),
-            Some(n) => format!("Verifier({policy}, threads={n})"),
-        }
+    fn __repr__(&self) -> PyResult<String> {
+        guard("Verifier.__repr__", || {
+            let policy = Policy(*self.work.core.policy()).__repr__()?;
+            Ok(match self.thread_count() {
+                None => format!("Verifier({policy})"),
+                Some(n) => format!("Verifier({policy}, threads={n})"),
+            })
+        })
     }
 }
 
 impl Verifier {
-    fn bundle(&self, py: Python<'_>, text: &str) -> PyResult<Report> {
-        let bundle = detached(py, || Bundle::parse(text))?.map_err(|e| from_core(py, &e))?;
-        self.report(py, bundle.invocations)
+    fn thread_count(&self) -> Option<usize> {
+        match &self.threads {
+            Threads::All => None,
+            Threads::One => Some(1),
+            Threads::Pool(_, n) => Some(*n),
+        }
     }
 }
 

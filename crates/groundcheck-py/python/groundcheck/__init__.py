@@ -35,6 +35,7 @@ from ._errors import (
     InvalidPathError,
     InvalidPolicyError,
     InvalidRowError,
+    LimitExceededError,
 )
 from ._groundcheck import (
     SCHEMA,
@@ -61,6 +62,7 @@ __all__ = [
     "InvalidPathError",
     "InvalidPolicyError",
     "InvalidRowError",
+    "LimitExceededError",
     "LimitName",
     "Limits",
     "Nearest",
@@ -129,10 +131,14 @@ def verify_bundle_json(text: str | bytes, policy: Policy | None = None) -> Repor
     return _verifier(policy).verify_bundle_json(text)
 
 
-def resolve(document: Any, path: str) -> list[ResolvedNode]:
+def resolve(document: Any, path: str, limits: Limits | None = None) -> list[ResolvedNode]:
     """The nodes ``path`` selects in ``document``, exactly as ``groundcheck resolve`` finds
     them: RFC 9535 JSONPath, the RFC 6901 JSON Pointer fallback, then the expanded view of
     strings holding JSON. A ``str`` is a tool output's text, read as verification reads one:
     JSON, else (when the path selects nothing in the text as one string) its JSON Lines or
-    YAML view; any other value is a JSON-like value."""
-    return [ResolvedNode(p, json.loads(v), d, r) for p, v, d, r in _resolve(document, path)]
+    YAML view; any other value is a JSON-like value.
+
+    ``limits`` (the defaults when ``None``) bound it as they bound a verification: a path
+    that would select more than ``max_nodes`` nodes, a longer path, a larger text or answer,
+    a deeper document raise ``LimitExceededError``, whose ``limit`` names the bound."""
+    return [ResolvedNode(p, json.loads(v), d, r) for p, v, d, r in _resolve(document, path, limits)]

@@ -46,6 +46,18 @@ class InvalidPolicyError(GroundcheckError, ValueError):
     offset: int | None = None
 
 
+class LimitExceededError(GroundcheckError, ValueError):
+    """A `resolve` stopped by one of the limits a verification is held to: ``limit`` names it
+    (``nodes``, ``output_size``, ``path_length`` or ``depth``; a verification reports the same
+    names in ``RefReport.limit``), so a caller knows which bound would let it through."""
+
+    limit: str | None = None
+    place: str | None = None
+    line: int | None = None
+    column: int | None = None
+    offset: int | None = None
+
+
 class InternalError(GroundcheckError):
     """A bug in groundcheck, caught at the boundary (a Rust panic): the interpreter goes on.
     Please report the input."""

@@ -17,7 +17,6 @@ __all__ = [
     "Verdict",
     "Verifier",
     "_resolve",
-    "_panic_for_test",
     "SCHEMA",
     "__version__",
 ]
@@ -205,5 +204,6 @@ class Report:
     def to_dict(self) -> dict[str, Any]: ...
     def __hash__(self) -> int: ...
 
-def _resolve(document: Any, path: str) -> list[tuple[str, str, bool, ReadAs | None]]: ...
-def _panic_for_test(message: str) -> None: ...
+def _resolve(
+    document: Any, path: str, limits: Limits | None = None
+) -> list[tuple[str, str, bool, ReadAs | None]]: ...
