@@ -8,6 +8,7 @@ mod errors;
 mod hooks;
 mod inline;
 mod json;
+mod loads;
 mod policy;
 mod results;
 mod row;
@@ -102,6 +103,14 @@ fn _panic_for_test(message: String) -> PyResult<()> {
     guard("_panic_for_test", || panic!("{message}"))
 }
 
+/// The Python value of a node's JSON text (`_resolve`'s second item), read without recursion,
+/// so a node nested deeper than a small thread's stack allows for Python's own `json.loads`
+/// is read too.
+#[pyfunction]
+fn _loads<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    guard("loads", || loads::loads(py, text))
+}
+
 #[pymodule]
 fn _groundcheck(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<policy::Limits>()?;
@@ -109,6 +118,7 @@ fn _groundcheck(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<verifier::Verifier>()?;
     results::register(m)?;
     m.add_function(wrap_pyfunction!(_resolve, m)?)?;
+    m.add_function(wrap_pyfunction!(_loads, m)?)?;
     hooks::register(m)?;
     #[cfg(feature = "test-hooks")]
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;

@@ -25,23 +25,30 @@ impl Limits {
         max_nodes: Option<i128>,
         max_refs: Option<i128>,
     ) -> PyResult<Limits> {
-        let mut limits = CoreLimits::default();
-        let fields: [(&str, Option<i128>, &mut usize); 6] = [
-            ("max_output_bytes", max_output_bytes, &mut limits.max_output_bytes),
-            ("max_depth", max_depth, &mut limits.max_depth),
-            ("max_text_chars", max_text_chars, &mut limits.max_text_chars),
-            ("max_path_chars", max_path_chars, &mut limits.max_path_chars),
-            ("max_nodes", max_nodes, &mut limits.max_nodes),
-            ("max_refs", max_refs, &mut limits.max_refs),
-        ];
-        for (name, given, slot) in fields {
-            if let Some(given) = given {
-                *slot = usize::try_from(given).ok().filter(|&n| n >= 1).ok_or_else(|| {
-                    raise(py, "InvalidPolicyError", &format!("{name}: must be at least 1, not {given}"), &[])
-                })?;
+        guard("Limits.__new__", || {
+            let mut limits = CoreLimits::default();
+            let fields: [(&str, Option<i128>, &mut usize); 6] = [
+                ("max_output_bytes", max_output_bytes, &mut limits.max_output_bytes),
+                ("max_depth", max_depth, &mut limits.max_depth),
+                ("max_text_chars", max_text_chars, &mut limits.max_text_chars),
+                ("max_path_chars", max_path_chars, &mut limits.max_path_chars),
+                ("max_nodes", max_nodes, &mut limits.max_nodes),
+                ("max_refs", max_refs, &mut limits.max_refs),
+            ];
+            for (name, given, slot) in fields {
+                if let Some(given) = given {
+                    *slot = usize::try_from(given).ok().filter(|&n| n >= 1).ok_or_else(|| {
+                        raise(
+                            py,
+                            "InvalidPolicyError",
+                            &format!("{name}: must be at least 1, not {given}"),
+                            &[],
+                        )
+                    })?;
+                }
             }
-        }
-        Ok(Limits(limits))
+            Ok(Limits(limits))
+        })
     }
 
     /// Raw output text size in bytes.
@@ -110,26 +117,28 @@ impl Policy {
         min_score: Option<&Bound<'_, PyAny>>,
         limits: Option<PyRef<'_, Limits>>,
     ) -> PyResult<Policy> {
-        let require: Require = require.parse().map_err(|e| from_core(py, &e))?;
-        let max_rung: Rung = r#match.parse().map_err(|e| from_core(py, &e))?;
-        let min_score = match min_score {
-            None => Score::DEFAULT_MIN,
-            Some(given) => {
-                // `0.9`, `"0.9"`, `Decimal("0.9")` alike: the number's text decides.
-                let text = if given.is_instance_of::<pyo3::types::PyString>() {
-                    given.extract::<String>()?
-                } else {
-                    given.str()?.extract::<String>()?
-                };
-                let score: Score = text.parse().map_err(|e| from_core(py, &e))?;
-                if score.thousandths() == 0 {
-                    return Err(raise(py, "InvalidPolicyError", "min_score: must be above 0", &[]));
+        guard("Policy.__new__", || {
+            let require: Require = require.parse().map_err(|e| from_core(py, &e))?;
+            let max_rung: Rung = r#match.parse().map_err(|e| from_core(py, &e))?;
+            let min_score = match min_score {
+                None => Score::DEFAULT_MIN,
+                Some(given) => {
+                    // `0.9`, `"0.9"`, `Decimal("0.9")` alike: the number's text decides.
+                    let text = if given.is_instance_of::<pyo3::types::PyString>() {
+                        given.extract::<String>()?
+                    } else {
+                        given.str()?.extract::<String>()?
+                    };
+                    let score: Score = text.parse().map_err(|e| from_core(py, &e))?;
+                    if score.thousandths() == 0 {
+                        return Err(raise(py, "InvalidPolicyError", "min_score: must be above 0", &[]));
+                    }
+                    score
                 }
-                score
-            }
-        };
-        let limits = limits.map_or_else(CoreLimits::default, |l| l.0);
-        Ok(Policy(CorePolicy { require, max_rung, min_score, limits }))
+            };
+            let limits = limits.map_or_else(CoreLimits::default, |l| l.0);
+            Ok(Policy(CorePolicy { require, max_rung, min_score, limits }))
+        })
     }
 
     /// `"all"` or `"any"`.
@@ -140,7 +149,7 @@ impl Policy {
     /// The loosest rung accepted.
     #[getter(r#match)]
     fn rung(&self) -> PyResult<&'static str> {
-        guard("Policy.rung", || Ok(self.0.max_rung.as_str()))
+        guard("Policy.match", || Ok(self.0.max_rung.as_str()))
     }
     /// The fuzzy rung's threshold, as text with three decimals (`"0.900"`).
     #[getter]

@@ -204,7 +204,7 @@ impl RefReport {
     /// The rung that verified it: `exact`, `normalized`, `elided` or `fuzzy`.
     #[getter(r#match)]
     fn rung(&self) -> PyResult<Option<&'static str>> {
-        guard("RefReport.rung", || Ok(self.get().rung.map(|r| r.as_str())))
+        guard("RefReport.match", || Ok(self.get().rung.map(|r| r.as_str())))
     }
     /// The normalized path of the leaf where the quote was found.
     #[getter]

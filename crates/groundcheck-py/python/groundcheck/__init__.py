@@ -22,7 +22,6 @@ GIL while they verify; a ``Verifier`` is built once and shared by every thread.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 import os
 from typing import Any, Iterable, Mapping
@@ -49,6 +48,7 @@ from ._groundcheck import (
     Verdict,
     Verifier,
     __version__,
+    _loads,
     _resolve,
 )
 from ._types import LimitName, Outcome, ReadAs, Reason, Rung, Source, Status, WarningName
@@ -141,4 +141,4 @@ def resolve(document: Any, path: str, limits: Limits | None = None) -> list[Reso
     ``limits`` (the defaults when ``None``) bound it as they bound a verification: a path
     that would select more than ``max_nodes`` nodes, a longer path, a larger text or answer,
     a deeper document raise ``LimitExceededError``, whose ``limit`` names the bound."""
-    return [ResolvedNode(p, json.loads(v), d, r) for p, v, d, r in _resolve(document, path, limits)]
+    return [ResolvedNode(p, _loads(v), d, r) for p, v, d, r in _resolve(document, path, limits)]

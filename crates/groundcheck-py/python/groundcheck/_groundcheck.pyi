@@ -16,6 +16,7 @@ __all__ = [
     "Summary",
     "Verdict",
     "Verifier",
+    "_loads",
     "_resolve",
     "SCHEMA",
     "__version__",
@@ -207,3 +208,4 @@ class Report:
 def _resolve(
     document: Any, path: str, limits: Limits | None = None
 ) -> list[tuple[str, str, bool, ReadAs | None]]: ...
+def _loads(text: str) -> Any: ...
