@@ -21,6 +21,10 @@ import groundcheck
 
 ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = sorted((ROOT / "fixtures").glob("*.json"))
+# Every shipped bundle, as the Java suite reads them: the hostile corpus and the agents' runs too.
+ALL_FIXTURES = FIXTURES + sorted((ROOT / "fixtures" / "agent-runs").glob("*.json")) + sorted(
+    (ROOT / "fixtures" / "hostile").glob("*.json")
+)
 BIN = os.environ.get("GROUNDCHECK_BIN", str(ROOT / "target" / "debug" / "groundcheck"))
 
 
@@ -49,9 +53,21 @@ def row(**columns: Any) -> dict[str, Any]:
 # --------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("fixture", FIXTURES, ids=[f.name for f in FIXTURES])
+@pytest.mark.parametrize("fixture", ALL_FIXTURES, ids=[f"{f.parent.name}/{f.name}" for f in ALL_FIXTURES])
 def test_every_fixture_is_the_cli_report_byte_for_byte(fixture: Path) -> None:
-    assert groundcheck.verify_bundle(fixture).to_json() == cli("verify", "--format", "json", str(fixture))
+    expected = cli("verify", "--format", "json", str(fixture))
+    report = groundcheck.verify_bundle(fixture)
+    assert report.to_json() == expected
+    assert groundcheck.verify_bundle_json(fixture.read_bytes()).to_json() == expected
+    # Each verdict's own JSON is the report's object for it.
+    objects = [v for run in json.loads(expected)["runs"] for v in run["invocations"]]
+    assert [json.loads(v.to_json()) for run in report.runs for v in run.invocations] == objects
+
+
+def test_the_hostile_and_agent_run_fixtures_are_read() -> None:
+    names = {f"{f.parent.name}/{f.name}" for f in ALL_FIXTURES}
+    assert "agent-runs/run-20261130-order-5xx.json" in names
+    assert sum(n.startswith("hostile/") for n in names) >= 16
 
 
 def test_fixtures_exist() -> None:
@@ -396,8 +412,10 @@ def test_errors_have_a_class_per_kind_and_input_errors_are_value_errors() -> Non
 
 
 def test_a_panic_inside_rust_is_an_internal_error_and_the_interpreter_goes_on() -> None:
+    # The guard's own test; tests/test_safety.py makes every real entry point panic.
     with pytest.raises(groundcheck.InternalError, match="boom"):
-        groundcheck._groundcheck._panic_for_test("boom")
+        getattr(groundcheck._groundcheck, "_panic_for_test")("boom")
+    assert not isinstance(groundcheck.InternalError("x"), BaseException) or issubclass(groundcheck.InternalError, Exception)
     assert groundcheck.verify_invocation(row()).status == "supported"
 
 
@@ -411,6 +429,11 @@ def test_a_dict_that_contains_itself_is_an_invalid_row() -> None:
     output["logs"].append(output)
     with pytest.raises(groundcheck.InvalidRowError, match="contains itself"):
         groundcheck.verify_invocation(row(raw_output=output))
+    # The control: one list held twice, side by side and nested, contains nothing of itself.
+    shared = [{"message": "connection refused"}]
+    both = {"logs": shared, "again": shared, "deeper": {"logs": shared, "pair": [shared, shared]}}
+    details = {"evidence_refs": [{"raw_path": "$.deeper.pair[1][0].message", "text": "connection refused"}]}
+    assert groundcheck.verify_invocation(row(raw_output=both, retrieval_details=details)).status == "supported"
 
 
 def test_ten_thousand_deep_nesting_is_limit_exceeded() -> None:
@@ -439,24 +462,64 @@ def test_values_that_are_not_json_are_invalid_rows(output: Any, says: str) -> No
         groundcheck.verify_invocation(row(raw_output=output))
 
 
-def test_an_int_of_ten_thousand_digits_is_a_typed_error_or_a_verdict() -> None:
-    try:
-        verdict = groundcheck.verify_invocation(row(raw_output={"x": 10**10_000}))
-    except groundcheck.InvalidRowError:
+def test_an_int_of_ten_thousand_digits_is_read_as_the_interpreter_allows() -> None:
+    # CPython 3.11 and later refuse to write an int of more than `sys.get_int_max_str_digits()`
+    # digits (4,300 by default) in decimal; 3.10 has no such limit. The row is refused exactly
+    # when Python refuses the digits, and read to its last digit otherwise.
+    import sys
+
+    details = {"evidence_refs": [{"raw_path": "$.x", "text": "1" + "0" * 9_999 + "1"}]}
+    big_row = row(raw_output={"x": 10**10_000 + 1}, retrieval_details=details)
+    if sys.version_info < (3, 11):
+        assert groundcheck.verify_invocation(big_row).status == "supported"
         return
-    assert verdict.status in ("supported", "unsupported")
+    limit = sys.get_int_max_str_digits()
+    if limit == 0 or limit > 10_001:
+        assert groundcheck.verify_invocation(big_row).status == "supported"
+    else:
+        with pytest.raises(groundcheck.InvalidRowError, match=r"^raw_output: .*int_max_str_digits"):
+            groundcheck.verify_invocation(big_row)
+    sys.set_int_max_str_digits(0)
+    try:
+        assert groundcheck.verify_invocation(big_row).status == "supported"
+    finally:
+        sys.set_int_max_str_digits(limit)
 
 
-def test_a_mapping_whose_getitem_raises_passes_its_exception_on() -> None:
+def test_a_mapping_whose_items_or_getitem_raises_passes_its_exception_on() -> None:
+    from collections.abc import Iterator, Mapping
+
     class Hostile(dict[str, Any]):
-        def __getitem__(self, key: str) -> Any:
-            raise RuntimeError("no")
-
         def items(self) -> Any:  # type: ignore[override]
             raise RuntimeError("no items")
 
     with pytest.raises(RuntimeError, match="no items"):
         groundcheck.verify_invocation(Hostile(id=1, tool_name="q"))
+
+    # A Mapping's own items() reads each value through __getitem__: its exception is the one
+    # raised, whether the mapping is the row or a value inside it.
+    asked: list[str] = []
+
+    class Raising(Mapping[str, Any]):
+        def __init__(self, **members: Any) -> None:
+            self.members = members
+
+        def __getitem__(self, key: str) -> Any:
+            asked.append(key)
+            raise RuntimeError(f"no {key}")
+
+        def __iter__(self) -> Iterator[str]:
+            return iter(self.members)
+
+        def __len__(self) -> int:
+            return len(self.members)
+
+    with pytest.raises(RuntimeError, match="no id"):
+        groundcheck.verify_invocation(Raising(id=1, tool_name="q"))
+    assert asked == ["id"]
+    with pytest.raises(RuntimeError, match="no logs"):
+        groundcheck.verify_invocation(row(raw_output=Raising(logs=[])))
+    assert asked == ["id", "logs"]
     assert groundcheck.verify_invocation(row()).status == "supported"
 
 
