@@ -57,6 +57,8 @@ pub enum Command {
         raw: RawOutputArgs,
         #[command(flatten)]
         otel: OtelArgs,
+        #[command(flatten)]
+        bundle: BundleArgs,
         /// Bundle files; `-` for standard input; folders, meaning the *.json files directly in
         /// them, in name order (subfolders are not read: a note on stderr names them).
         #[arg(required = true, value_name = "PATH")]
@@ -136,6 +138,8 @@ pub enum Command {
     Import {
         #[command(flatten)]
         database: DatabaseArgs,
+        #[command(flatten)]
+        bundle: BundleArgs,
         /// Bundle files; `-` for standard input; folders, meaning the *.json files directly in
         /// them, in name order (subfolders are not read: a note on stderr names them).
         #[arg(required = true, value_name = "PATH")]
@@ -226,17 +230,36 @@ pub enum Command {
     /// JSON-RPC message a line; logs go to stderr). Tools: verify_evidence (a tool output and the
     /// evidence cited from it: the verdict, with the nearest text and where else a quote is) and
     /// resolve_path (what a path selects); with --database, verify_run (a stored run's report),
-    /// the database opened read only. The server runs until the client closes its stdin.
+    /// the database opened read only, and with --raw-outputs the raw outputs of its rows read
+    /// from files as `run` reads them. The server runs until the client closes its stdin.
     #[command(after_help = "Examples:\n  \
         groundcheck mcp\n  \
-        groundcheck mcp --database sqlite://groundcheck.db\n\n\
+        groundcheck mcp --database sqlite://groundcheck.db\n  \
+        groundcheck mcp --database sqlite://groundcheck.db --raw-outputs 'sessions/{session_id}/tools/{id}.json'\n\n\
         An MCP host's configuration: {\"command\": \"groundcheck\", \"args\": [\"mcp\"]}")]
     Mcp {
         /// Offer verify_run, reading runs from this database (read only): sqlite:, mysql:/mariadb:
         /// or postgres:. Not read from $DATABASE_URL: without this flag there is no verify_run.
         #[arg(long, value_name = "URL")]
         database: Option<String>,
+        // verify_run's raw outputs in files, for rows without one of their own (as for `run`).
+        #[command(flatten)]
+        raw: RawOutputArgs,
     },
+}
+
+impl Command {
+    /// The database flags of a command that opens one.
+    pub fn database(&self) -> Option<&DatabaseArgs> {
+        match self {
+            Command::Run { database, .. }
+            | Command::Import { database, .. }
+            | Command::Export { database, .. }
+            | Command::Migrate { database } => Some(database),
+            Command::Reverify(args) => Some(&args.database),
+            _ => None,
+        }
+    }
 }
 
 /// The arguments of `reverify`.
@@ -299,6 +322,17 @@ pub enum ReverifyFormat {
     Jsonl,
 }
 
+/// How large a bundle file may be.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct BundleArgs {
+    /// Largest bundle file (or standard input) read, in bytes; a larger one stops the command
+    /// (exit code 2, one line) as soon as the byte past the limit is read. Default: 268435456
+    /// (256 MiB: four raw outputs at the default --max-output-bytes), or four times a larger
+    /// --max-output-bytes.
+    #[arg(long, value_name = "BYTES", value_parser = positive)]
+    pub max_bundle_bytes: Option<usize>,
+}
+
 /// Where the database is.
 #[derive(Debug, Clone, clap::Args)]
 pub struct DatabaseArgs {
@@ -312,6 +346,21 @@ pub struct DatabaseArgs {
         default_value = "sqlite://groundcheck.db"
     )]
     pub database: String,
+    /// How long each statement may wait for the database's answer, in seconds (decimals
+    /// allowed). Past it the command stops with one line naming the server that did not
+    /// answer (a reverify --write job keeps its committed batches and prints the command that
+    /// resumes it). `migrate`'s own migrations are not bounded.
+    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = seconds)]
+    pub statement_timeout: std::time::Duration,
+}
+
+/// A number of seconds above 0, decimals allowed (`0.5`).
+fn seconds(text: &str) -> Result<std::time::Duration, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s.is_finite() && s >= 0.001 && s <= 1e9 => Ok(std::time::Duration::from_secs_f64(s)),
+        Ok(_) => Err("must be from 0.001 to 1000000000 seconds".into()),
+        Err(e) => Err(format!("{e}")),
+    }
 }
 
 /// Where raw outputs live when the rows do not carry them: files beside each session.
@@ -325,13 +374,20 @@ pub struct RawOutputArgs {
     /// appended. A missing or unreadable file is a warning on its row, never an error.
     #[arg(long = "raw-outputs", value_name = "TEMPLATE", env = "GROUNDCHECK_RAW_OUTPUTS")]
     raw_outputs: Option<String>,
+    /// Also read a raw-output file that has more than one hard link. By default such a file is
+    /// raw_output_path_unsafe: a hard link cannot be told from its original, so anyone able to
+    /// create one in the session folders could show any file of that filesystem on the report.
+    #[arg(long)]
+    allow_hard_links: bool,
 }
 
 impl RawOutputArgs {
     /// The parsed template; an empty one (an empty variable) counts as none.
     pub fn template(&self) -> Result<Option<Template>, Failure> {
         let Some(text) = self.raw_outputs.as_deref().filter(|t| !t.is_empty()) else { return Ok(None) };
-        text.parse().map(Some).map_err(|e| Failure::input(format!("--raw-outputs {text:?}: {e}")))
+        let template: Template =
+            text.parse().map_err(|e| Failure::input(format!("--raw-outputs {text:?}: {e}")))?;
+        Ok(Some(template.allow_hard_links(self.allow_hard_links)))
     }
 }
 

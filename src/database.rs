@@ -2,9 +2,21 @@
 //! line a person reads, and telling on stderr, as they happen, what the store notices: a wait
 //! for SQLite's write lock, and `tool_invocation` columns an older agent schema lacks.
 
+use std::sync::OnceLock;
+use std::time::Duration;
+
 use groundcheck_store::{Engine, ErrorKind, Store, StoreError};
 
 use crate::failure::{say, Failure};
+
+/// `--statement-timeout`: how long each statement of every store this process opens may wait
+/// for its answer (the store's own default until set).
+static STATEMENT_TIMEOUT: OnceLock<Duration> = OnceLock::new();
+
+/// Sets the statement timeout of the stores opened from now on (once; later calls are ignored).
+pub fn set_statement_timeout(wait: Duration) {
+    let _ = STATEMENT_TIMEOUT.set(wait);
+}
 
 /// Connects to `url` for a command that writes. A SQLite file is created and migrated on
 /// first use; servers are migrated only by `groundcheck migrate`, so a reader needs no DDL
@@ -23,7 +35,7 @@ pub async fn open(url: &str) -> Result<Store, Failure> {
 /// Reading works before anyone has migrated: groundcheck's own tables may be missing.
 pub async fn open_read_only(url: &str) -> Result<Store, Failure> {
     let mut store = Store::connect_read_only(url).await.map_err(failure)?;
-    listen(&mut store);
+    configure(&mut store);
     tell_missing_columns(&store, "").await?;
     Ok(store)
 }
@@ -31,11 +43,15 @@ pub async fn open_read_only(url: &str) -> Result<Store, Failure> {
 /// Connects to `url` to write, with the store's notices told on stderr; nothing migrated.
 pub async fn connect(url: &str) -> Result<Store, Failure> {
     let mut store = Store::connect(url).await.map_err(failure)?;
-    listen(&mut store);
+    configure(&mut store);
     Ok(store)
 }
 
-fn listen(store: &mut Store) {
+/// The store's notices told on stderr, and its statement timeout set.
+fn configure(store: &mut Store) {
+    if let Some(wait) = STATEMENT_TIMEOUT.get() {
+        store.set_statement_timeout(*wait);
+    }
     let url = store.display_url();
     store.on_notice(move |notice| say(&format!("{url}: {notice}")));
 }
@@ -62,6 +78,7 @@ pub fn failure(err: StoreError) -> Failure {
         ErrorKind::NoSuchDatabase if Engine::of(err.url()) == Some(Engine::Sqlite) => {
             "; import bundles first or check the path"
         }
+        ErrorKind::NoAnswer => " (--statement-timeout; raise it if the server is only slow)",
         _ => "",
     };
     Failure::input(format!("{err}{hint}"))

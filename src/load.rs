@@ -4,6 +4,10 @@
 //! directly in it, in byte order of their names. Folders are not searched recursively, but
 //! nothing is skipped silently: a folder's subfolders are named in a note, and a PATH that
 //! yields no bundle file at all is an error.
+//!
+//! No file is read past a size limit (`--max-bundle-bytes`, see [`MaxBytes`]): `verify
+//! /dev/zero`, or a `-` fed forever, stops one byte past it with one line, instead of reading
+//! until memory runs out.
 
 use std::path::{Path, PathBuf};
 
@@ -12,6 +16,30 @@ use rayon::prelude::*;
 
 use crate::failure::{display, Failure};
 use groundcheck_files::{Lookup, Lookups, Template};
+
+/// The most bytes one bundle file (or standard input) may hold, and the flag that sets it.
+#[derive(Debug, Clone, Copy)]
+pub struct MaxBytes {
+    /// The limit, in bytes.
+    pub bytes: usize,
+    /// What a person changes to raise it, e.g. `--max-bundle-bytes`.
+    pub flag: &'static str,
+}
+
+impl MaxBytes {
+    /// The default limit of a bundle: four raw outputs at the default `--max-output-bytes`
+    /// (64 MiB), which also leaves room for one such output written with JSON escapes. A file
+    /// is held whole while it is parsed, and parsing takes a few times its size, so the limit
+    /// also bounds the memory one file costs.
+    pub const DEFAULT_BUNDLE: usize = 256 << 20;
+
+    /// A bundle's limit: `given`, else four times the largest raw output verified (the
+    /// default when that is the default).
+    pub fn bundle(given: Option<usize>, max_output_bytes: usize) -> MaxBytes {
+        let bytes = given.unwrap_or_else(|| max_output_bytes.saturating_mul(4).max(MaxBytes::DEFAULT_BUNDLE));
+        MaxBytes { bytes, flag: "--max-bundle-bytes" }
+    }
+}
 
 /// The bundle files the PATH arguments name, and what a person should know about them.
 #[derive(Debug, Default)]
@@ -66,9 +94,9 @@ pub struct Loaded {
 /// Reads every bundle the PATH arguments name (see [`inputs`]) and merges them into runs,
 /// keeping every raw output. Files are parsed in parallel and merged in order, so the runs
 /// and the first problem reported are those of [`verify_files`], with any number of threads.
-pub fn load_runs(paths: &[PathBuf]) -> Result<Loaded, Failure> {
+pub fn load_runs(paths: &[PathBuf], max: MaxBytes) -> Result<Loaded, Failure> {
     let Inputs { files, notes } = inputs(paths)?;
-    let bundles: Vec<Result<Bundle, Failure>> = files.par_iter().map(|file| read_bundle(file)).collect();
+    let bundles: Vec<Result<Bundle, Failure>> = files.par_iter().map(|file| read_bundle(file, max)).collect();
     let mut runs = RunSet::default();
     for (file, bundle) in files.iter().zip(bundles) {
         for (i, inv) in bundle?.invocations.into_iter().enumerate() {
@@ -104,11 +132,12 @@ pub fn verify_files(
     paths: &[PathBuf],
     policy: &Policy,
     template: Option<&Template>,
+    max: MaxBytes,
 ) -> Result<Verified, Failure> {
     let Inputs { files, notes } = inputs(paths)?;
     let verifier = Verifier::new(*policy);
     let verify_file = |file: &PathBuf| -> Result<Vec<Checked>, Failure> {
-        let bundle = read_bundle(file)?;
+        let bundle = read_bundle(file, max)?;
         Ok(bundle
             .invocations
             .into_par_iter()
@@ -151,9 +180,9 @@ fn repeated_id(file: &Path, index: usize, e: &groundcheck_core::Error) -> Failur
     Failure::input(format!("{}: $.invocations[{index}].id: {e}", display(file)))
 }
 
-/// Reads and parses one bundle file (or standard input for `-`).
-pub fn read_bundle(file: &Path) -> Result<Bundle, Failure> {
-    let text = read_text(file)?;
+/// Reads and parses one bundle file (or standard input for `-`), at most `max` bytes.
+pub fn read_bundle(file: &Path, max: MaxBytes) -> Result<Bundle, Failure> {
+    let text = read_text_at_most(file, max)?;
     Bundle::parse(&text).map_err(|e| Failure::input(format!("{}: {e}", display(file))))
 }
 
@@ -222,25 +251,91 @@ fn unread_note(folder: &Path, listing: &Listing) -> Option<String> {
     ))
 }
 
+/// Reads `reader` to its end, or until it has given one byte past `max`, whichever comes
+/// first. The buffer is reserved once, for the whole limit when the size is not known (a pipe,
+/// a device): untouched, the reservation costs no memory, and the buffer never grows, so an
+/// endless input holds one byte past `max` at most, never the twice as many that doubling a
+/// full buffer would reserve.
+fn read_at_most(reader: impl std::io::Read, max: usize, size_hint: usize) -> std::io::Result<Vec<u8>> {
+    let cap = max.saturating_add(1);
+    let reserve = if size_hint > 0 { size_hint.saturating_add(1) } else { cap };
+    let mut bytes: Vec<u8> = Vec::with_capacity(reserve.min(cap));
+    std::io::Read::read_to_end(&mut reader.take(cap as u64), &mut bytes)?;
+    Ok(bytes)
+}
+
 /// The UTF-8 encoding of U+FEFF, the byte order mark.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
-/// Reads a file (or standard input for `-`) that must be UTF-8. A UTF-8 byte order mark at
-/// its start is dropped: Windows editors (Notepad, PowerShell's `Out-File`) write one, and JSON
-/// forbids it (RFC 8259 lets a parser ignore it), so the core's strict parser never sees it.
-/// Every bundle and document the binary reads comes through here, files and stdin alike.
+/// [`read_text_at_most`] of a document given to `resolve`: at most [`MaxBytes::DEFAULT_BUNDLE`]
+/// bytes, as a bundle holding it would be.
 pub fn read_text(path: &Path) -> Result<String, Failure> {
-    let mut bytes = if path == Path::new("-") {
-        let mut buf = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf).map_err(|e| Failure::io(path, &e))?;
-        buf
-    } else {
-        std::fs::read(path).map_err(|e| Failure::io(path, &e))?
+    read_text_at_most(
+        path,
+        MaxBytes { bytes: MaxBytes::DEFAULT_BUNDLE, flag: "the default --max-bundle-bytes" },
+    )
+}
+
+/// Reads a file (or standard input for `-`) that must be UTF-8 and at most `max` bytes long.
+/// A longer one stops the command as soon as the byte past the limit is read (a regular
+/// file's size is checked before reading at all), so an endless input costs at most the
+/// limit. A UTF-8 byte order mark at its start is dropped: Windows editors (Notepad,
+/// PowerShell's `Out-File`) write one, and JSON forbids it (RFC 8259 lets a parser ignore
+/// it), so the core's strict parser never sees it. Every bundle and document the binary reads
+/// comes through here, files and stdin alike.
+pub fn read_text_at_most(path: &Path, max: MaxBytes) -> Result<String, Failure> {
+    let over = || {
+        Failure::input(format!(
+            "{}: larger than {} bytes, the most a bundle may hold (raise it with {})",
+            display(path),
+            max.bytes,
+            max.flag
+        ))
     };
+    let io = |e: std::io::Error| Failure::io(path, &e);
+    let mut bytes = if path == Path::new("-") {
+        read_at_most(std::io::stdin().lock(), max.bytes, 0).map_err(io)?
+    } else {
+        let file = std::fs::File::open(path).map_err(io)?;
+        let size = file.metadata().ok().filter(std::fs::Metadata::is_file).map(|m| m.len());
+        if size.is_some_and(|size| size > max.bytes as u64) {
+            return Err(over());
+        }
+        read_at_most(file, max.bytes, size.map_or(0, |s| s as usize)).map_err(io)?
+    };
+    if bytes.len() > max.bytes {
+        return Err(over());
+    }
     let skipped = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
     bytes.drain(..skipped);
     String::from_utf8(bytes).map_err(|e| {
         let at = skipped + e.utf8_error().valid_up_to(); // counted in the file as it is
         Failure::input(format!("{}: byte {at}: not valid UTF-8", display(path)))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reading_stops_one_byte_past_the_limit() {
+        let endless = std::io::repeat(b'x');
+        assert_eq!(read_at_most(endless, 100_000, 0).unwrap().len(), 100_001);
+        assert_eq!(read_at_most(&b"abc"[..], 3, 0).unwrap(), b"abc");
+        assert_eq!(read_at_most(&b"abcd"[..], 3, 0).unwrap(), b"abcd");
+        assert_eq!(read_at_most(&b""[..], 3, 0).unwrap(), b"");
+        let big = vec![7u8; 70_000];
+        assert_eq!(read_at_most(&big[..], 70_000, 70_000).unwrap(), big);
+    }
+
+    #[test]
+    fn the_default_bundle_limit_is_four_default_raw_outputs() {
+        let max_output = groundcheck_core::Limits::default().max_output_bytes;
+        assert_eq!(MaxBytes::DEFAULT_BUNDLE, 4 * max_output);
+        assert_eq!(MaxBytes::bundle(None, max_output).bytes, MaxBytes::DEFAULT_BUNDLE);
+        assert_eq!(MaxBytes::bundle(None, 1024).bytes, MaxBytes::DEFAULT_BUNDLE, "never below the default");
+        assert_eq!(MaxBytes::bundle(None, 100 << 20).bytes, 400 << 20);
+        assert_eq!(MaxBytes::bundle(Some(10), max_output).bytes, 10);
+    }
 }

@@ -40,12 +40,19 @@ fn main() -> ExitCode {
     };
     // Only `run` and `export` take RUN_IDs and --session; their relative order matters.
     let order = || matches.subcommand().map(|(_, m)| argument_order(m)).unwrap_or_default();
+    if let Some(database) = cli.command.database() {
+        database::set_statement_timeout(database.statement_timeout);
+    }
     let mut output = output::Output::default();
     let out = &mut output.head;
     let result = match cli.command {
-        Command::Verify { policy, report, raw, otel, paths } => raw.template().and_then(|raw| {
+        Command::Verify { policy, report, raw, otel, bundle, paths } => raw.template().and_then(|raw| {
             let args = cmd::verify::VerifyArgs {
                 paths: &paths,
+                max_bundle: load::MaxBytes::bundle(
+                    bundle.max_bundle_bytes,
+                    policy.policy().limits.max_output_bytes,
+                ),
                 policy: policy.policy(),
                 raw_outputs: raw,
                 format: report.format,
@@ -71,8 +78,9 @@ fn main() -> ExitCode {
                 block_on(cmd::run::run(args, &mut output))
             })
         }
-        Command::Import { database, paths } => {
-            block_on(cmd::import::import(&database.database, &paths, &mut output))
+        Command::Import { database, bundle, paths } => {
+            let max = load::MaxBytes::bundle(bundle.max_bundle_bytes, 0);
+            block_on(cmd::import::import(&database.database, &paths, max, &mut output))
         }
         Command::Export { database, raw, out: dir, sessions, runs } => raw.template().and_then(|raw| {
             let keys = run_keys(&runs, &sessions, &order());
@@ -82,10 +90,12 @@ fn main() -> ExitCode {
         Command::Migrate { database } => block_on(cmd::migrate::migrate(&database.database, out)),
         Command::Completions { shell } => cmd::generate::completions(shell, out),
         Command::Man { command } => cmd::generate::man(command.as_deref(), out),
-        Command::Mcp { database } => groundcheck_mcp::serve_stdio(database.as_deref())
-            .map(|()| 0)
-            // A database error starts with the (redacted) URL, as every command's does.
-            .map_err(|e| Failure::input(e.to_string())),
+        Command::Mcp { database, raw } => raw.template().and_then(|raw| {
+            groundcheck_mcp::serve_stdio(database.as_deref(), raw)
+                .map(|()| 0)
+                // A database error starts with the (redacted) URL, as every command's does.
+                .map_err(|e| Failure::input(e.to_string()))
+        }),
     };
     // Output is written only once the command has succeeded: a failing command prints one
     // stderr line and nothing on stdout.

@@ -300,6 +300,53 @@ pub(crate) mod through_the_binary {
         assert_eq!(with_limit(1025)[2], unreadable);
     }
 
+    /// `ln /etc/passwd sessions/s1/tools/5.json`: a hard link is a second name of the same file,
+    /// which no walk can tell from an original. A file with more than one link is
+    /// `raw_output_path_unsafe` (never read) for `verify` and `reverify` alike, unless
+    /// `--allow-hard-links`; a file with one link is read as before.
+    #[test]
+    fn a_hard_link_is_unsafe_unless_allowed() {
+        let dir = tempfile::tempdir().unwrap();
+        let tools = dir.path().join("sessions/s1/tools");
+        std::fs::create_dir_all(&tools).unwrap();
+        std::fs::write(tools.join("1.json"), output("plain: connection refused")).unwrap();
+        // The secret sits outside the root, on the same filesystem (a test may not link /etc).
+        let secret = dir.path().join("secret.json");
+        std::fs::write(&secret, output("secret: connection refused")).unwrap();
+        std::fs::hard_link(&secret, tools.join("5.json")).unwrap();
+        let mut rows = vec![row(1, json!("s1")), row(5, json!("s1"))];
+        for row in &mut rows {
+            row["created_at"] = json!("2026-11-30T10:00:00Z");
+        }
+        write_bundle(dir.path(), rows);
+        let template = "sessions/{session_id}/tools/{id}.json";
+        let unsafe_5 = case(5, "none", "raw_output_unavailable", &["raw_output_path_unsafe"]);
+        let out = verify(dir.path(), &["--raw-outputs", template], &[]);
+        assert_eq!(verdicts(&out), [case(1, "file", "verified", &[]), unsafe_5]);
+        assert!(!out.stdout.contains("secret"), "{}", out.stdout);
+        let human = run_in(dir.path(), ["verify", "--raw-outputs", template, "bundle.json"], &[], None);
+        assert!(human.stdout.contains("--allow-hard-links"), "{}", human.stdout);
+        assert!(!human.stdout.contains("secret"), "{}", human.stdout);
+        let allowed = verify(dir.path(), &["--raw-outputs", template, "--allow-hard-links"], &[]);
+        assert_eq!(verdicts(&allowed)[1], case(5, "file", "verified", &[]));
+
+        // reverify reads files through the same lookup: counted unsafe, stored as such.
+        let db = format!("sqlite://{}", dir.path().join("gc.db").display());
+        let import = run_in(dir.path(), ["import", "--database", &db, "bundle.json"], &[], None);
+        assert_eq!(import.code, 0, "{}", import.stderr);
+        let reverify = |extra: &[&str]| {
+            let mut args = vec!["reverify", "--database", &db, "--format", "json", "--raw-outputs", template];
+            args.extend_from_slice(extra);
+            let out = run_in(dir.path(), args, &[], None);
+            assert_eq!(out.code, 0, "{}", out.stderr);
+            let summary: Value = serde_json::from_str(&out.stdout).unwrap();
+            let files = &summary["summary"]["raw_output_files"];
+            (files["found"].as_u64().unwrap(), files["unsafe"]["count"].as_u64().unwrap())
+        };
+        assert_eq!(reverify(&[]), (1, 1));
+        assert_eq!(reverify(&["--allow-hard-links"]), (2, 0));
+    }
+
     #[test]
     fn a_bad_template_is_one_line_and_exit_two() {
         let dir = tempfile::tempdir().unwrap();

@@ -4,6 +4,7 @@
 
 mod agent_schema;
 mod browser;
+mod bundle_limit;
 mod cli;
 mod connect;
 /// The seeded corpus generator of `examples/corpus.rs`, shared by the tests that need volume.
@@ -15,6 +16,7 @@ mod fast_path;
 mod fault_lines;
 mod faults;
 mod fixture_tables;
+mod frozen_database;
 mod fuzz_regressions;
 mod habits;
 mod harness;

@@ -27,12 +27,17 @@ struct FileRows {
 }
 
 /// Imports every bundle the PATHs name, printing one line per file.
-pub async fn import(url: &str, paths: &[PathBuf], out: &mut Output) -> Result<u8, Failure> {
+pub async fn import(
+    url: &str,
+    paths: &[PathBuf],
+    max: load::MaxBytes,
+    out: &mut Output,
+) -> Result<u8, Failure> {
     let inputs = load::inputs(paths)?;
     let mut files = Vec::new();
     let mut seen: std::collections::HashMap<i64, String> = std::collections::HashMap::new();
     for file in inputs.files {
-        let bundle = load::read_bundle(&file)?;
+        let bundle = load::read_bundle(&file, max)?;
         let mut rows = Vec::with_capacity(bundle.invocations.len());
         for (i, inv) in bundle.invocations.iter().enumerate() {
             let place = format!("{}: $.invocations[{i}]", display(&file));

@@ -15,6 +15,8 @@ use groundcheck_files::Template;
 /// What `verify` was asked to do.
 pub struct VerifyArgs<'a> {
     pub paths: &'a [PathBuf],
+    /// The most bytes one bundle file may hold (`--max-bundle-bytes`).
+    pub max_bundle: load::MaxBytes,
     pub policy: Policy,
     /// Where rows without a raw output of their own find one (`--raw-outputs`).
     pub raw_outputs: Option<Template>,
@@ -30,13 +32,16 @@ pub struct VerifyArgs<'a> {
 /// `html` page, which shows the raw outputs and so keeps every run it shows.
 pub fn verify(args: VerifyArgs<'_>, out: &mut Output) -> Result<u8, Failure> {
     let (verified, runs) = if args.format == Format::Html {
-        let mut loaded = load::load_runs(args.paths)?;
+        let mut loaded = load::load_runs(args.paths, args.max_bundle)?;
         let max = args.policy.limits.max_output_bytes;
         let lookups = groundcheck_files::attach(args.raw_outputs.as_ref(), &mut loaded.runs, max);
         let report = Verifier::new(args.policy).verify_runs(&loaded.runs);
         (load::Verified { report, files: loaded.files, notes: loaded.notes, lookups }, loaded.runs)
     } else {
-        (load::verify_files(args.paths, &args.policy, args.raw_outputs.as_ref())?, Vec::new())
+        (
+            load::verify_files(args.paths, &args.policy, args.raw_outputs.as_ref(), args.max_bundle)?,
+            Vec::new(),
+        )
     };
     let load::Verified { report, files, notes, lookups } = verified;
     out.notes.extend(notes);

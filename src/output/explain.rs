@@ -55,7 +55,9 @@ pub fn lookup(w: Warning, tried: Option<&Path>) -> Option<String> {
     match w {
         Warning::RawOutputMissing => Some(format!("not found at {tried}")),
         Warning::RawOutputUnreadable => Some(format!("{tried} is no regular file that can be read")),
-        Warning::RawOutputPathUnsafe => Some(format!("{tried} leads outside the template's folder")),
+        Warning::RawOutputPathUnsafe => {
+            Some(format!("{tried} leads outside the template's folder (a link, or a hard link)"))
+        }
         _ => None,
     }
 }
@@ -67,7 +69,7 @@ pub fn warning(w: Warning) -> &'static str {
             "a text column or raw-output file was not valid UTF-8 and was read with U+FFFD replacements"
         }
         Warning::RawOutputPathUnsafe => {
-            "the --raw-outputs path could leave the template's folder (a value it needs, or a link on the way), so no file was read"
+            "the --raw-outputs path could leave the template's folder (a value it needs, a link on the way, or a file with more than one hard link without --allow-hard-links), so no file was read"
         }
         Warning::RawOutputMissing => "the --raw-outputs file does not exist",
         Warning::RawOutputUnreadable => "the --raw-outputs file could not be read",

@@ -15,6 +15,7 @@
 //! again what is stored; a full re-verification (after an engine upgrade) is the command
 //! without `--resume`.
 
+use groundcheck_files::Template;
 use groundcheck_store::{RunKey, Scope, Store, Window};
 
 use crate::database;
@@ -32,8 +33,8 @@ pub struct Identity {
 }
 
 impl Identity {
-    /// `tools` and `runs` sorted; `compare_with` and `raw_outputs` only when given, so the
-    /// jobs of earlier versions keep their names.
+    /// `tools` and `runs` sorted; `compare_with` and `raw_outputs` only when given (and hard
+    /// links only when allowed), so the jobs of earlier versions keep their names.
     pub fn new(
         policy: &str,
         window: &Window,
@@ -41,7 +42,7 @@ impl Identity {
         runs: &[String],
         shard: Shard,
         compare_with: Option<&str>,
-        raw_outputs: Option<&str>,
+        raw_outputs: Option<&Template>,
     ) -> Identity {
         let mut arguments = format!(
             "policy={policy};since={};until={};tools={};runs={};shard={shard}",
@@ -54,7 +55,10 @@ impl Identity {
             arguments.push_str(&format!(";compare={baseline}"));
         }
         if let Some(template) = raw_outputs {
-            arguments.push_str(&format!(";raw_outputs={template}"));
+            arguments.push_str(&format!(";raw_outputs={}", template.as_str()));
+            if template.allows_hard_links() {
+                arguments.push_str(";hard_links=allowed");
+            }
         }
         let id = format!("{:016x}", fnv1a(arguments.bytes()));
         Identity { arguments, id }

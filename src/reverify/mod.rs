@@ -195,7 +195,7 @@ async fn run(
     let (mut tools, mut runs) = (request.tools.clone(), request.runs.clone());
     tools.sort();
     runs.sort();
-    let raw_outputs = request.raw_outputs.as_ref().map(Template::as_str);
+    let raw_outputs = request.raw_outputs.as_ref();
     let identity = Identity::new(&policy, &window, &tools, &runs, shard, request.compare_with, raw_outputs);
     let start = job::start(store, &window, shard, &runs, &tools, &policy, &identity, request.resume).await?;
     let Start { keys, runs_in_job, rows_before, last_before, mut tally, resumed, scope, after_finished } =
@@ -240,7 +240,7 @@ async fn run(
     let started = Instant::now();
     let ended = pipeline::run(job).await;
     progress.clear();
-    let mut ended = ended?;
+    let mut ended = ended.map_err(|failure| stopped_by(request, failure))?;
     if ended.interrupted {
         return Err(Failure::interrupted(interrupted_line(request, &ended, runs_in_job)));
     }
@@ -305,6 +305,19 @@ fn interrupted_line(request: &Request<'_>, ended: &Ended, runs_in_job: u64) -> S
         count(rows, "invocation", "invocations"),
         resume_command(&request.command_line, request.url)
     )
+}
+
+/// A job that failed on its way (a database that stopped answering, a write refused): with
+/// `--write` its committed batches are kept, and the line says how to go on from them.
+fn stopped_by(request: &Request<'_>, failure: Failure) -> Failure {
+    if !request.write || failure.interrupted {
+        return failure;
+    }
+    Failure::input(format!(
+        "{}; the batches committed before it are kept; resume with: {}",
+        failure.message,
+        resume_command(&request.command_line, request.url)
+    ))
 }
 
 fn stopped_at_once(request: &Request<'_>) -> String {

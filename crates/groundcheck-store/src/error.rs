@@ -8,7 +8,8 @@ use sqlx::mysql::MySqlDatabaseError;
 use sqlx::postgres::PgDatabaseError;
 use sqlx::sqlite::SqliteError;
 
-use crate::url::{redact, scrub, Engine};
+use crate::url::{redact, scrub, server, Engine};
+use crate::wait::{no_answer, seconds};
 
 /// What went wrong, for callers that decide what to say or do next (a hint, a retry).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,6 +37,10 @@ pub enum ErrorKind {
     ReadOnlyFile,
     /// The connection dropped while a statement ran.
     LostConnection,
+    /// The server did not answer a statement (or give a connection) within the statement
+    /// timeout ([`Store::set_statement_timeout`](crate::Store::set_statement_timeout)): it
+    /// is frozen, overloaded or cut off. The message names its host and port.
+    NoAnswer,
     /// Anything else: a statement the database rejected, a row that does not decode.
     Other,
 }
@@ -96,6 +101,15 @@ impl StoreError {
 
     /// A driver error while running statements for `action`.
     pub(crate) fn query(url: &str, action: impl Into<String>, err: &sqlx::Error) -> StoreError {
+        let server = || server(url).map_or_else(|| "the database".to_string(), |s| format!("the server {s}"));
+        if let Some(wait) = no_answer(err) {
+            let message = format!("{} did not answer within {}", server(), seconds(wait));
+            return StoreError::new(ErrorKind::NoAnswer, url, action, message);
+        }
+        if matches!(err, sqlx::Error::PoolTimedOut) && Engine::of(url) != Some(Engine::Sqlite) {
+            let message = format!("{} gave no connection in time (it did not answer)", server());
+            return StoreError::new(ErrorKind::NoAnswer, url, action, message);
+        }
         let (kind, message) = classify(err);
         StoreError::new(kind, url, action, message)
     }

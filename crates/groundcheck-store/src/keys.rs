@@ -19,6 +19,7 @@ use crate::error::{ErrorKind, StoreError};
 use crate::row::{StoredRow, TextColumns};
 use crate::store::{with_pool, Pool, RunKey, Store, Window};
 use crate::url::Engine;
+use crate::wait::Within;
 
 /// The most keys one statement lists; longer lists take several statements.
 pub const MAX_KEYS: usize = 256;
@@ -104,7 +105,7 @@ impl Store {
                 for id in &ids {
                     query = query.bind(*id);
                 }
-                let rows = query.fetch_all(pool).await.map_err(|e| self.error(action(), e))?;
+                let rows = query.fetch_all(pool).within(self.wait).await.map_err(|e| self.error(action(), e))?;
                 rows.iter().map(decode_outcome).collect()
             });
             found.extend(stored.map_err(|e| StoreError::new(ErrorKind::Other, &self.url, action(), e))?);
@@ -138,7 +139,7 @@ impl Store {
             // two took turns.
             let mut rows = query.fetch(pool);
             let mut decoded = Vec::new();
-            while let Some(row) = rows.try_next().await.map_err(|e| self.error(action(), e))? {
+            while let Some(row) = rows.try_next().within(self.wait).await.map_err(|e| self.error(action(), e))? {
                 decoded.push(StoredRow::decode(&row).map_err(|e| self.error(action(), e))?);
             }
             Ok(decoded)

@@ -26,6 +26,7 @@ mod schema;
 mod store;
 mod timestamp;
 mod url;
+mod wait;
 
 pub use crate::error::{ErrorKind, StoreError};
 pub use crate::keys::{StoredOutcome, MAX_KEYS};
@@ -36,3 +37,4 @@ pub use crate::schema::MIGRATIONS_TABLE;
 pub use crate::store::{Checkpoint, JobProgress, RunKey, Scope, Store, StoredVerdict, Window};
 pub use crate::timestamp::{to_rfc3339, to_stored, to_unix_nanos, TimestampError};
 pub use crate::url::{redact, Engine};
+pub use crate::wait::STATEMENT_TIMEOUT;

@@ -21,7 +21,8 @@ use crate::error::{connecting, ErrorKind, StoreError};
 use crate::holds::Found;
 use crate::lock::{Listener, LOCK_TIMEOUT};
 use crate::store::{Pool, Store};
-use crate::url::Engine;
+use crate::url::{percent_encoded, unencoded_in_password, Engine};
+use crate::wait::STATEMENT_TIMEOUT;
 
 /// How long connecting to a server may take, TLS and authentication included, before the
 /// command gives up saying nothing answered.
@@ -54,6 +55,14 @@ impl Store {
         let unsupported = "unsupported database URL (expected sqlite:, mysql:, mariadb: or postgres:)";
         let engine = Engine::of(url)
             .ok_or_else(|| StoreError::new(ErrorKind::BadUrl, url, connecting(url), unsupported))?;
+        if let Some(c) = unencoded_in_password(url) {
+            let message = format!(
+                "the password holds a `{c}`, which ends the host part of a URL (the driver would read what \
+                 follows as a port or a path): write it percent-encoded, `{c}` as {}",
+                percent_encoded(c)
+            );
+            return Err(StoreError::new(ErrorKind::BadUrl, url, connecting(url), message));
+        }
         let pool = match engine {
             Engine::Sqlite => Pool::Sqlite(sqlite(url, read_only).await?),
             Engine::MySql => {
@@ -90,7 +99,13 @@ impl Store {
                 )
             }
         };
-        Ok(Store { pool, url: url.to_string(), found: Found::default(), listener: Listener::default() })
+        Ok(Store {
+            pool,
+            url: url.to_string(),
+            found: Found::default(),
+            listener: Listener::default(),
+            wait: STATEMENT_TIMEOUT,
+        })
     }
 }
 

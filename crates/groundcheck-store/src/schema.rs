@@ -23,6 +23,7 @@ use crate::error::StoreError;
 use crate::holds::{Schema, OPTIONAL_COLUMNS, REQUIRED_COLUMNS};
 use crate::store::{with_pool, Pool, Store};
 use crate::url::Engine;
+use crate::wait::Within;
 
 /// The table groundcheck records its applied migrations in (sqlx's layout).
 pub const MIGRATIONS_TABLE: &str = "groundcheck_migrations";
@@ -234,10 +235,10 @@ impl Store {
     async fn probe_all(&self, probes: &[&str]) -> Result<Vec<bool>, StoreError> {
         let action = "reading the schema";
         with_pool!(self, pool, _sql => {
-            let mut connection = pool.acquire().await.map_err(|e| StoreError::query(&self.url, action, &e))?;
+            let mut connection = pool.acquire().within(self.wait).await.map_err(|e| StoreError::query(&self.url, action, &e))?;
             let mut there = Vec::with_capacity(probes.len());
             for probe in probes {
-                match sqlx::query(AssertSqlSafe(probe.to_string())).execute(&mut *connection).await {
+                match sqlx::query(AssertSqlSafe(probe.to_string())).execute(&mut *connection).within(self.wait).await {
                     Ok(_) => there.push(true),
                     Err(e) if missing(&e) => there.push(false),
                     Err(e) => return Err(StoreError::query(&self.url, action, &e)),

@@ -14,6 +14,10 @@ use crate::lock::{Listener, Notice, WritePool};
 use crate::row::{lossy_text, StoredRow, TextColumns};
 use crate::timestamp;
 use crate::url::{redact, Engine};
+use crate::wait::Within;
+
+/// The longest [`Store::close`] waits: closing a live connection takes a round trip.
+const CLOSE_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// A connection pool to one database.
 #[derive(Debug, Clone)]
@@ -24,6 +28,8 @@ pub struct Store {
     pub(crate) found: Found,
     /// Who hears the store's notices (a wait for SQLite's write lock).
     pub(crate) listener: Listener,
+    /// How long a statement may wait for its answer (`wait.rs`).
+    pub(crate) wait: std::time::Duration,
 }
 
 #[derive(Debug, Clone)]
@@ -157,12 +163,17 @@ impl Store {
     }
 
     /// Closes every connection (SQLite then folds its write-ahead log back into the file).
+    /// Bounded by the statement timeout: a server that stopped answering is left behind,
+    /// its connections dropped, rather than waited for.
     pub async fn close(&self) {
-        match &self.pool {
-            Pool::Sqlite(pool) => pool.close().await,
-            Pool::MySql(pool) => pool.close().await,
-            Pool::Postgres(pool, _) => pool.close().await,
-        }
+        let close = async {
+            match &self.pool {
+                Pool::Sqlite(pool) => pool.close().await,
+                Pool::MySql(pool) => pool.close().await,
+                Pool::Postgres(pool, _) => pool.close().await,
+            }
+        };
+        let _ = tokio::time::timeout(self.wait.min(CLOSE_WAIT), close).await;
     }
 
     /// A run's invocations with their raw outputs, by `id`, in one query on `(run_id, id)`.
@@ -192,6 +203,7 @@ impl Store {
                 .bind(until)
                 .bind(until)
                 .fetch_all(pool)
+                .within(self.wait)
                 .await;
             let rows = rows.map_err(|e| self.error(action(), e))?;
             rows.iter().map(StoredRow::decode).collect::<Result<_, _>>().map_err(|e| self.error(action(), e))
@@ -203,7 +215,7 @@ impl Store {
         let action = || format!("reading invocation {id}");
         let schema = self.schema().await?;
         with_pool!(self, pool, sql => {
-            let row = sqlx::query(AssertSqlSafe(sql.rows(sql.select_id, &schema))).bind(id).fetch_optional(pool).await;
+            let row = sqlx::query(AssertSqlSafe(sql.rows(sql.select_id, &schema))).bind(id).fetch_optional(pool).within(self.wait).await;
             let row = row.map_err(|e| self.error(action(), e))?;
             row.as_ref().map(StoredRow::decode).transpose().map_err(|e| self.error(action(), e))
         })
@@ -217,7 +229,7 @@ impl Store {
         for sessions in [false, true] {
             let ids: Vec<String> = with_pool!(self, pool, sql => {
                 let statement = if sessions { sql.list_sessions } else { sql.list_runs };
-                let rows = sqlx::query(statement).bind(since).bind(since).bind(until).bind(until).fetch_all(pool).await;
+                let rows = sqlx::query(statement).bind(since).bind(since).bind(until).bind(until).fetch_all(pool).within(self.wait).await;
                 let rows = rows.map_err(|e| self.error("listing runs", e))?;
                 rows.iter()
                     .map(|r| r.try_get::<Vec<u8>, _>(0).map(|b| String::from_utf8_lossy(&b).into_owned()))
@@ -257,6 +269,7 @@ impl Store {
                     .bind(until)
                     .bind(until)
                     .fetch_all(pool)
+                    .within(self.wait)
                     .await;
                 let rows = rows.map_err(|e| self.error(action, e))?;
                 let text = |r: &_, i: usize| -> Result<String, sqlx::Error> {
@@ -288,7 +301,7 @@ impl Store {
         let action = "importing invocations";
         let full = self.schema().await?.full_rows();
         with_pool!(self, pool, sql => {
-            let mut tx = pool.begin_for(&self.listener).await.map_err(|e| self.error(action, e))?;
+            let mut tx = pool.begin_for(&self.listener).within(self.wait).await.map_err(|e| self.error(action, e))?;
             for row in rows {
                 let insert = if full { sql.insert_invocation } else { sql.insert_invocation_v005 };
                 let query = sqlx::query(insert)
@@ -315,6 +328,7 @@ impl Store {
                     .bind(row.error_message.as_deref())
                     .bind(row.created_at.as_str())
                     .execute(&mut *tx)
+                    .within(self.wait)
                     .await
                     .map_err(|e| self.error(format!("{action}: id {}", row.id), e))?;
                 if let Some(raw) = &row.raw_output {
@@ -322,11 +336,12 @@ impl Store {
                         .bind(row.id)
                         .bind(raw.as_str())
                         .execute(&mut *tx)
+                        .within(self.wait)
                         .await
                         .map_err(|e| self.error(format!("{action}: raw output of id {}", row.id), e))?;
                 }
             }
-            tx.commit().await.map_err(|e| self.error(action, e))
+            tx.commit().within(self.wait).await.map_err(|e| self.error(action, e))
         })
     }
 
@@ -361,7 +376,7 @@ impl Store {
                 RunKey::Run(id) => (sql.select_verdicts_run, id),
                 RunKey::Session(id) => (sql.select_verdicts_session, id),
             };
-            let rows = sqlx::query(statement).bind(policy).bind(id.as_str()).fetch_all(pool).await;
+            let rows = sqlx::query(statement).bind(policy).bind(id.as_str()).fetch_all(pool).within(self.wait).await;
             let rows = rows.map_err(|e| self.error(action(), e))?;
             rows.iter()
                 .map(decode_verdict)
@@ -377,7 +392,7 @@ impl Store {
             return Ok(None);
         }
         with_pool!(self, pool, sql => {
-            let row = sqlx::query(sql.select_checkpoint).bind(job).fetch_optional(pool).await;
+            let row = sqlx::query(sql.select_checkpoint).bind(job).fetch_optional(pool).within(self.wait).await;
             let row = row.map_err(|e| self.error(action, e))?;
             row.map(|r| -> Result<Checkpoint, sqlx::Error> {
                 let text = |i: usize| r.try_get::<Vec<u8>, _>(i).map(|b| String::from_utf8_lossy(&b).into_owned());
@@ -409,7 +424,7 @@ impl Store {
         let action = "writing verdicts";
         let now = timestamp::now_stored();
         with_pool!(self, pool, sql => {
-            let mut tx = pool.begin_for(&self.listener).await.map_err(|e| self.error(action, e))?;
+            let mut tx = pool.begin_for(&self.listener).within(self.wait).await.map_err(|e| self.error(action, e))?;
             // One verdict's twelve values, in the order of the upsert's columns.
             macro_rules! bind_verdict {
                 ($query:expr, $run_id:expr, $v:expr) => {
@@ -436,7 +451,7 @@ impl Store {
                 for (run_id, v) in piece {
                     query = bind_verdict!(query, *run_id, v);
                 }
-                let Err(err) = query.execute(&mut *tx).await else {
+                let Err(err) = query.execute(&mut *tx).within(self.wait).await else {
                     written += piece.len();
                     continue;
                 };
@@ -447,14 +462,14 @@ impl Store {
                 // Which row the database refused: the batch so far again, one row at a time,
                 // in a transaction that is rolled back. Only a failed batch pays for this.
                 drop(tx);
-                let Ok(mut tx) = pool.begin_for(&self.listener).await else { return Err(error) };
+                let Ok(mut tx) = pool.begin_for(&self.listener).within(self.wait).await else { return Err(error) };
                 for (run_id, v) in &verdicts[..written + piece.len()] {
                     let one = bind_verdict!(sqlx::query(sql.upsert_verdict), *run_id, v);
-                    if let Err(err) = one.execute(&mut *tx).await {
+                    if let Err(err) = one.execute(&mut *tx).within(self.wait).await {
                         return Err(self.write_error(format!("{action}: id {}", v.id), err));
                     }
                 }
-                let _ = tx.rollback().await;
+                let _ = tx.rollback().within(self.wait).await;
                 return Err(error);
             }
             if let Some((job, checkpoint, totals)) = checkpoint {
@@ -473,10 +488,11 @@ impl Store {
                     .bind(totals)
                     .bind(checkpoint.scope.as_str())
                     .execute(&mut *tx)
+                    .within(self.wait)
                     .await
                     .map_err(|e| self.write_error("writing the reverify checkpoint".into(), e))?;
             }
-            tx.commit().await.map_err(|e| self.error(action, e))
+            tx.commit().within(self.wait).await.map_err(|e| self.error(action, e))
         })
     }
 
@@ -584,7 +600,7 @@ impl Store {
             return Ok(None);
         }
         with_pool!(self, pool, sql => {
-            let row = sqlx::query(sql.select_checkpoint_totals).bind(job).fetch_optional(pool).await;
+            let row = sqlx::query(sql.select_checkpoint_totals).bind(job).fetch_optional(pool).within(self.wait).await;
             let row = row.map_err(|e| self.error(action, e))?;
             let totals = row.map(|r| r.try_get::<Option<Vec<u8>>, _>(0)).transpose();
             let totals = totals.map_err(|e| self.error(action, e))?.flatten();
@@ -599,7 +615,7 @@ impl Store {
             return Ok(false);
         }
         with_pool!(self, pool, sql => {
-            let row = sqlx::query(sql.policy_is_stored).bind(policy).fetch_optional(pool).await;
+            let row = sqlx::query(sql.policy_is_stored).bind(policy).fetch_optional(pool).within(self.wait).await;
             Ok(row.map_err(|e| self.error(action, e))?.is_some())
         })
     }
@@ -611,7 +627,7 @@ impl Store {
             return Ok(Vec::new());
         }
         with_pool!(self, pool, sql => {
-            let rows = sqlx::query(sql.stored_policies).fetch_all(pool).await;
+            let rows = sqlx::query(sql.stored_policies).fetch_all(pool).within(self.wait).await;
             let rows = rows.map_err(|e| self.error(action, e))?;
             rows.iter()
                 .map(|r| r.try_get::<Vec<u8>, _>(0).map(|b| String::from_utf8_lossy(&b).into_owned()))
@@ -627,7 +643,7 @@ impl Store {
         let mut missing = Vec::new();
         for tool in tools {
             let found = with_pool!(self, pool, sql => {
-                let row = sqlx::query(sql.tool_exists).bind(tool).fetch_optional(pool).await;
+                let row = sqlx::query(sql.tool_exists).bind(tool).fetch_optional(pool).within(self.wait).await;
                 row.map_err(|e| self.error(action, e))?.is_some()
             });
             if !found {
@@ -641,7 +657,7 @@ impl Store {
     pub async fn tool_names(&self, limit: u32) -> Result<Vec<String>, StoreError> {
         let action = "reading tool_invocation";
         with_pool!(self, pool, sql => {
-            let rows = sqlx::query(sql.tool_names).bind(i64::from(limit)).fetch_all(pool).await;
+            let rows = sqlx::query(sql.tool_names).bind(i64::from(limit)).fetch_all(pool).within(self.wait).await;
             let rows = rows.map_err(|e| self.error(action, e))?;
             rows.iter()
                 .map(|r| r.try_get::<Vec<u8>, _>(0).map(|b| String::from_utf8_lossy(&b).into_owned()))

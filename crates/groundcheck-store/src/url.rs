@@ -132,6 +132,44 @@ fn decode(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// The server a URL names, as `host:port` (the engine's default port when none is given),
+/// for a message about a server that did not answer; never a credential. `None` for SQLite.
+pub(crate) fn server(url: &str) -> Option<String> {
+    let engine = Engine::of(url).filter(|e| *e != Engine::Sqlite)?;
+    let start = url.find("://")? + 3;
+    let rest = &url[start..];
+    let host_from = userinfo_end(rest).map_or(0, |at| at + 1);
+    let host = &rest[host_from..];
+    let host = &host[..host.find(['/', '?', '#']).unwrap_or(host.len())];
+    let has_port = host.rsplit_once(':').is_some_and(|(_, port)| !port.contains(']'));
+    let default = if engine == Engine::MySql { 3306 } else { 5432 };
+    match (host.is_empty(), has_port) {
+        (true, _) => Some(format!("localhost:{default}")),
+        (false, true) => Some(host.to_string()),
+        (false, false) => Some(format!("{host}:{default}")),
+    }
+}
+
+/// The first character of a server URL's password that a URL cannot hold as it is: `/`, `?`
+/// or `#` end the host part, so a driver reads the rest of the password as a port ("invalid
+/// port number") or a path. Such a password must be percent-encoded.
+pub(crate) fn unencoded_in_password(url: &str) -> Option<char> {
+    if Engine::of(url) == Some(Engine::Sqlite) {
+        return None;
+    }
+    let start = url.find("://")? + 3;
+    let rest = &url[start..];
+    let end = userinfo_end(rest)?;
+    let colon = rest[..end].find(':')?;
+    rest[colon + 1..end].chars().find(|c| matches!(c, '/' | '?' | '#'))
+}
+
+/// How a character is written percent-encoded in a URL, e.g. `%2F` for `/`.
+pub(crate) fn percent_encoded(c: char) -> String {
+    let mut buf = [0u8; 4];
+    c.encode_utf8(&mut buf).bytes().map(|b| format!("%{b:02X}")).collect()
+}
+
 /// `url` with every credential replaced by `***`: the form every message, report and log
 /// line shows. The rest of the URL is kept as written, so a person can still tell which
 /// database it is.
@@ -188,6 +226,25 @@ fn mask_words(text: &str, word: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_server_is_host_and_port_without_credentials() {
+        assert_eq!(server("mysql://gc:s3cr3t@127.0.0.1:3306/db").as_deref(), Some("127.0.0.1:3306"));
+        assert_eq!(server("mariadb://gc:a/b@db.internal/agent").as_deref(), Some("db.internal:3306"));
+        assert_eq!(server("postgres://gc@[::1]:5433/db?x=1").as_deref(), Some("[::1]:5433"));
+        assert_eq!(server("postgresql://h").as_deref(), Some("h:5432"));
+        assert_eq!(server("sqlite://groundcheck.db"), None);
+    }
+
+    #[test]
+    fn a_password_with_a_raw_slash_question_mark_or_hash_is_found() {
+        assert_eq!(unencoded_in_password("mysql://gc:pa/ss@h:3306/db"), Some('/'));
+        assert_eq!(unencoded_in_password("postgres://gc:pa#ss@h/db"), Some('#'));
+        assert_eq!(unencoded_in_password("postgres://gc:pa%2Fss@h/db"), None);
+        assert_eq!(unencoded_in_password("postgres://gc@h/db?password=a/b"), None, "a query value may");
+        assert_eq!(unencoded_in_password("sqlite://a:b/c@d"), None);
+        assert_eq!(percent_encoded('/'), "%2F");
+    }
 
     #[test]
     fn user_info_passwords_are_masked() {
