@@ -112,6 +112,10 @@ pub enum Command {
         /// Store the verdicts in evidence_verification.
         #[arg(long)]
         write: bool,
+        /// With --write and --raw-outputs, store the verdicts even when the template finds no
+        /// file at all (else nothing is written and the exit code is 2).
+        #[arg(long, requires = "write")]
+        write_without_raw_outputs: bool,
         /// Also verify the rows of this session that have no run_id (repeatable).
         #[arg(long = "session", value_name = "SESSION_ID")]
         sessions: Vec<String>,
@@ -306,6 +310,12 @@ pub struct ReverifyArgs {
     /// Continue the job with the same arguments from its checkpoint (needs --write).
     #[arg(long)]
     pub resume: bool,
+    /// With --write and --raw-outputs, store the verdicts even when the template finds no file
+    /// at all. Without it, the first batch whose rows needed a file and found none (while none
+    /// was found before) is not written and the job stops (exit code 2): a wrong template would
+    /// otherwise store raw_output_missing verdicts over good ones.
+    #[arg(long, requires = "write")]
+    pub write_without_raw_outputs: bool,
     /// Rows per batch: bounds memory and the work lost to a crash.
     #[arg(long, value_name = "ROWS", default_value_t = 1000)]
     pub batch_rows: usize,

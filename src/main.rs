@@ -62,22 +62,31 @@ fn main() -> ExitCode {
             cmd::verify::verify(args, &mut output)
         }),
         Command::Resolve { path, file } => cmd::resolve::resolve(&path, &file, out),
-        Command::Run { database, policy, report, raw, otel, write, sessions, runs } => {
-            raw.template().and_then(|raw| {
-                let keys = run_keys(&runs, &sessions, &order());
-                let args = RunArgs {
-                    url: &database.database,
-                    policy: policy.policy(),
-                    raw_outputs: raw,
-                    format: report.format,
-                    fail_on: report.fail_on,
-                    write,
-                    keys,
-                    otel: otel::Sink::open(&otel, policy.policy().key())?,
-                };
-                block_on(cmd::run::run(args, &mut output))
-            })
-        }
+        Command::Run {
+            database,
+            policy,
+            report,
+            raw,
+            otel,
+            write,
+            write_without_raw_outputs,
+            sessions,
+            runs,
+        } => raw.template().and_then(|raw| {
+            let keys = run_keys(&runs, &sessions, &order());
+            let args = RunArgs {
+                url: &database.database,
+                policy: policy.policy(),
+                raw_outputs: raw,
+                format: report.format,
+                fail_on: report.fail_on,
+                write,
+                write_without_raw_outputs,
+                keys,
+                otel: otel::Sink::open(&otel, policy.policy().key())?,
+            };
+            block_on(cmd::run::run(args, &mut output))
+        }),
         Command::Import { database, bundle, paths } => {
             let max = load::MaxBytes::bundle(bundle.max_bundle_bytes, 0);
             block_on(cmd::import::import(&database.database, &paths, max, &mut output))

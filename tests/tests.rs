@@ -39,4 +39,5 @@ mod secrets;
 mod snapshots;
 mod store;
 mod structured_views;
+mod template_guard;
 mod tidy;

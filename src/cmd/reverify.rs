@@ -27,6 +27,7 @@ pub async fn reverify(args: ReverifyArgs, out: &mut Output) -> Result<u8, Failur
         jobs: args.jobs,
         write: args.write,
         resume: args.resume,
+        write_without_raw_outputs: args.write_without_raw_outputs,
         batch_rows: args.batch_rows,
         command_line: std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect(),
         otel,

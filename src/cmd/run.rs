@@ -9,7 +9,7 @@ use crate::database;
 use crate::failure::Failure;
 use crate::otel::Sink;
 use crate::output::{exit_code, Made, Output};
-use groundcheck_files::Template;
+use groundcheck_files::{LookupCounts, Template};
 
 /// Reads each selected run in one query; a selector that matches no row is an error.
 pub async fn read_runs(store: &Store, keys: &[RunKey]) -> Result<Vec<Run>, Failure> {
@@ -32,9 +32,30 @@ pub struct RunArgs<'a> {
     pub format: Format,
     pub fail_on: FailOn,
     pub write: bool,
+    /// `--write-without-raw-outputs`: write even when the template found no file at all.
+    pub write_without_raw_outputs: bool,
     pub keys: Vec<RunKey>,
     /// `--otel`, `--otlp-endpoint`: the verdicts as OpenTelemetry events too.
     pub otel: Option<Sink>,
+}
+
+/// Why verdicts looked up with a template should not be stored: rows needed a raw-output file
+/// and not one was found, so the template is most likely wrong, and storing would put
+/// `raw_output_missing` verdicts over good ones. `None` when a file was found, or none needed.
+pub fn no_file_found(counts: &LookupCounts) -> Option<String> {
+    if counts.found > 0 || counts.total() == 0 {
+        return None;
+    }
+    let first = [&counts.missing, &counts.unreadable, &counts.unsafe_paths]
+        .into_iter()
+        .find_map(|m| m.first.as_deref())
+        .map(|p| format!(" (first tried: {p})"))
+        .unwrap_or_default();
+    let rows = match counts.total() {
+        1 => "the 1 row".to_string(),
+        n => format!("any of the {n} rows"),
+    };
+    Some(format!("no raw-output file was found for {rows} without a raw output of their own{first}"))
 }
 
 pub async fn run(args: RunArgs<'_>, out: &mut Output) -> Result<u8, Failure> {
@@ -45,6 +66,17 @@ pub async fn run(args: RunArgs<'_>, out: &mut Output) -> Result<u8, Failure> {
         groundcheck_files::attach(args.raw_outputs.as_ref(), &mut runs, args.policy.limits.max_output_bytes);
     out.notes.extend(args.raw_outputs.as_ref().and_then(|t| lookups.counts.line(Some(t.as_str()))));
     let report = Verifier::new(args.policy).verify_runs(&runs);
+    if let (true, false, Some(template)) = (args.write, args.write_without_raw_outputs, &args.raw_outputs) {
+        if let Some(why) = no_file_found(&lookups.counts) {
+            store.close().await;
+            return Err(Failure::input(format!(
+                "{}: --raw-outputs {}: {why}; no verdict was written: check the template, or pass \
+                 --write-without-raw-outputs to store them anyway",
+                store.display_url(),
+                template.as_str()
+            )));
+        }
+    }
     if args.write {
         let verdicts: Vec<_> = report
             .runs

@@ -41,7 +41,7 @@ use crate::reverify::progress::Progress;
 use crate::reverify::shard::Shard;
 use crate::reverify::spool::Spool;
 use crate::reverify::summary::Summary;
-use groundcheck_files::Template;
+use groundcheck_files::{LookupCounts, Template};
 
 /// What to re-verify and how, as the command line gave it.
 pub struct Request<'a> {
@@ -68,6 +68,8 @@ pub struct Request<'a> {
     /// Store verdicts and checkpoints; continue from the checkpoint.
     pub write: bool,
     pub resume: bool,
+    /// `--write-without-raw-outputs`: write even when the template finds no file at all.
+    pub write_without_raw_outputs: bool,
     /// Rows per batch: bounds memory and the work a crash loses.
     pub batch_rows: usize,
     /// The command line as given, from which an interrupted job's resume command is made.
@@ -225,6 +227,7 @@ async fn run(
         tools,
         policy: request.policy,
         raw_outputs: request.raw_outputs.clone(),
+        files_needed: request.write && request.raw_outputs.is_some() && !request.write_without_raw_outputs,
         baseline: baseline.clone(),
         batch_rows: request.batch_rows,
         jobs: request.jobs,
@@ -241,6 +244,9 @@ async fn run(
     let ended = pipeline::run(job).await;
     progress.clear();
     let mut ended = ended.map_err(|failure| stopped_by(request, failure))?;
+    if let Some(refused) = &ended.no_file {
+        return Err(no_file_line(request, refused, &ended));
+    }
     if ended.interrupted {
         return Err(Failure::interrupted(interrupted_line(request, &ended, runs_in_job)));
     }
@@ -305,6 +311,25 @@ fn interrupted_line(request: &Request<'_>, ended: &Ended, runs_in_job: u64) -> S
         count(rows, "invocation", "invocations"),
         resume_command(&request.command_line, request.url)
     )
+}
+
+/// The line of a job stopped before writing a batch whose rows needed raw-output files and
+/// found none, none having been found before: the template is most likely wrong.
+fn no_file_line(request: &Request<'_>, refused: &LookupCounts, ended: &Ended) -> Failure {
+    let why = crate::cmd::run::no_file_found(refused).unwrap_or_default();
+    let template = request.raw_outputs.as_ref().map_or("", Template::as_str);
+    let before = match ended.tally.invocations {
+        0 => "nothing was written".to_string(),
+        n => format!(
+            "that batch was not written (the {} verified before it, which needed no file, are kept)",
+            count(n, "invocation", "invocations")
+        ),
+    };
+    Failure::input(format!(
+        "{}: --raw-outputs {template}: {why}; {before}: check the template, or pass \
+         --write-without-raw-outputs to store the verdicts anyway",
+        redact(request.url)
+    ))
 }
 
 /// A job that failed on its way (a database that stopped answering, a write refused): with

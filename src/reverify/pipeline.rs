@@ -39,6 +39,9 @@ pub struct Job<'a> {
     pub policy: Policy,
     /// Where rows without a raw output of their own find one, read on the verifier's pool.
     pub raw_outputs: Option<Template>,
+    /// Stop before writing a batch whose rows needed a file and found none, while no file was
+    /// found before (`--write` with a template, without `--write-without-raw-outputs`).
+    pub files_needed: bool,
     /// The policy whose stored verdicts the changes are against.
     pub baseline: String,
     /// Rows per batch (whole runs, so a batch may hold more).
@@ -70,6 +73,9 @@ pub struct Ended {
     pub rows_done: i64,
     /// Stopped on request before every run was done.
     pub interrupted: bool,
+    /// Stopped before writing a batch whose rows found no raw-output file, none having been
+    /// found before (see [`Job::files_needed`]): that batch's lookups.
+    pub no_file: Option<LookupCounts>,
 }
 
 /// Runs as the reader sends them.
@@ -159,10 +165,14 @@ pub async fn run(mut job: Job<'_>) -> Result<Ended, Failure> {
             // A stop request wins over a batch that is ready: that batch is not committed.
             let batch = tokio::select! {
                 biased;
-                _ = stop.wait_for(|stop| *stop) => return Ok((tally, rows_done, last, true)),
+                _ = stop.wait_for(|stop| *stop) => return Ok((tally, rows_done, last, true, None)),
                 batch = verified_rx.recv() => batch,
             };
             let Some(batch) = batch else { break };
+            let none_found = tally.raw_output_files.found == 0 && batch.lookups.found == 0;
+            if job.files_needed && none_found && batch.lookups.total() > 0 {
+                return Ok((tally, rows_done, last, false, Some(batch.lookups)));
+            }
             let verdicts: Vec<(Option<&str>, &groundcheck_core::Verdict)> = batch
                 .runs
                 .iter()
@@ -190,14 +200,17 @@ pub async fn run(mut job: Job<'_>) -> Result<Ended, Failure> {
                 otel.borrow_mut().runs(&batch.runs);
             }
         }
-        Ok::<_, Failure>((tally, rows_done, last, false))
+        Ok::<_, Failure>((tally, rows_done, last, false, None))
     };
     let (read_result, write_result) = tokio::join!(reader, writer);
     // The verifier ends once both channels are closed.
     let verifier_result = verifier.join();
-    let (tally, rows_done, last, writer_stopped) = write_result?;
+    let (tally, rows_done, last, writer_stopped, no_file) = write_result?;
     let read_everything = read_result?;
     verifier_result.map_err(|_| Failure::input("verification thread: panicked (a bug in groundcheck)"))??;
+    if no_file.is_some() {
+        return Ok(Ended { tally, rows_done, interrupted: false, no_file });
+    }
     let interrupted = writer_stopped || !read_everything;
     // Done only once every stage has ended well: a reader that failed also closes the
     // writer's channel, and must not look like the end of the job.
@@ -208,7 +221,7 @@ pub async fn run(mut job: Job<'_>) -> Result<Ended, Failure> {
             .await
             .map_err(database::failure)?;
     }
-    Ok(Ended { tally, rows_done, interrupted })
+    Ok(Ended { tally, rows_done, interrupted, no_file: None })
 }
 
 /// Counts the verdicts of `batch` into `tally` (and spools their changes).
