@@ -221,7 +221,7 @@ impl EvidencePath {
                     Some(v) => v,
                     None => {
                         owned = to_serde_value(root);
-                        &owned
+                        &*owned
                     }
                 };
                 let selected = budget::query(path, plan.as_ref(), twin, max_nodes)?;

@@ -4,12 +4,13 @@
 //!
 //! A native method runs on the calling Java thread, whose stack is the JVM's choice (1 MiB by
 //! default, less under `-Xss`), and a stack overflow in native code kills the JVM. The engine
-//! recurses once per nesting level up to its ceilings (1,000 levels of a queried document, 8
-//! nested filters, 32 nested parentheses in a path), which needs more than a small Java stack
-//! has; so the work runs on this library's own threads ([`on_engine_threads`], stacks of
-//! [`ENGINE_STACK`]), except a row too small to nest deeply: one with at most
-//! [`INLINE_NESTING`] brackets and parentheses, verified on the caller's thread without the
-//! hand-over.
+//! recurses once per nesting level up to its ceilings (1,000 levels of a queried document,
+//! in serde_json_path's `..` and filters; 8 nested filters and 32 nested parentheses in its
+//! path parser), which needs more than a small Java stack has (the core's `stack_probe`
+//! example measures it: up to 171 KiB in a release build, 487 KiB in a debug build); so the
+//! work runs on this library's own threads ([`on_engine_threads`], stacks of
+//! [`ENGINE_STACK`]), except a text too small to nest deeply in any format
+//! ([`may_nest_deeply`]), run on the caller's thread without the hand-over.
 
 use std::sync::OnceLock;
 
@@ -26,9 +27,17 @@ use crate::rows;
 /// is reserved address space; only what is used becomes memory).
 const ENGINE_STACK: usize = 16 << 20;
 
-/// A row with at most this many `[`, `{` and `(` (inside strings too, so JSON held in a string
-/// and a claim's paths are counted) nests no deeper, and is verified on the calling thread.
-const INLINE_NESTING: usize = 16;
+/// A text longer than this may nest too deeply for a small stack without a single bracket:
+/// YAML nests by `- ` and indentation (`- - - … - b`, 510 levels in a kilobyte, once crashed
+/// a 256 KiB Java thread), and JSON held in a string may write its brackets as `\u005b`.
+/// A text of at most this many bytes nests at most this many levels, whatever its format.
+const INLINE_BYTES: usize = 256;
+
+/// A text with more `[`, `{` and `(` than this (inside strings too, so a claim's paths are
+/// counted) may nest filters and parentheses in a path deeper than a small stack allows for:
+/// the path parser's frames are large, about four times larger in a debug build (where 16 take
+/// 275 KiB, against 63 KiB in a release build; `stack_probe`).
+const INLINE_NESTING: usize = if cfg!(debug_assertions) { 4 } else { 16 };
 
 fn engine_pool() -> Option<&'static rayon::ThreadPool> {
     static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
@@ -51,9 +60,13 @@ fn on_engine_threads<T: Send>(work: impl FnOnce() -> T + Send) -> T {
     }
 }
 
-/// Whether `text` may nest deeper than the calling thread's stack allows for.
+/// Whether `text` may nest deeper than the calling thread's stack allows for, in any format
+/// the engine reads it as (JSON, JSON inside strings, JSON Lines, YAML, a path): a text of at
+/// most [`INLINE_BYTES`] with at most [`INLINE_NESTING`] brackets and parentheses does not,
+/// and runs on a 256 KiB Java stack (the tests run the deepest such texts there).
 fn may_nest_deeply(text: &str) -> bool {
-    text.bytes().filter(|&b| matches!(b, b'[' | b'{' | b'(')).count() > INLINE_NESTING
+    text.len() > INLINE_BYTES
+        || text.bytes().filter(|&b| matches!(b, b'[' | b'{' | b'(')).count() > INLINE_NESTING
 }
 
 /// The verifier numbered `id`, or `CLOSED`.

@@ -16,6 +16,10 @@ pub struct Failure {
     /// A `GroundcheckException.Kind` name: the core's error kinds, plus the binding's own.
     pub kind: &'static str,
     pub message: String,
+    /// Which limit stopped the call, by its report name (`nodes`, `depth`, `path_length`,
+    /// `output_size`), for every failure a limit caused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<&'static str>,
     /// Where, when known (boxed: most failures have no place, and results stay small).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub at: Option<Box<Place>>,
@@ -39,7 +43,7 @@ pub struct Place {
 impl Failure {
     /// A failure of `kind` with `message` and nothing else.
     pub fn new(kind: &'static str, message: impl Into<String>) -> Failure {
-        Failure { kind, message: message.into(), at: None }
+        Failure { kind, message: message.into(), limit: None, at: None }
     }
 
     /// The core's `error`, its kind named as the Java enum names it.
@@ -53,6 +57,7 @@ impl Failure {
             ErrorKind::DuplicateId => "DUPLICATE_ID",
             ErrorKind::UnknownName => "UNKNOWN_NAME",
             ErrorKind::Score => "SCORE",
+            ErrorKind::Limit(_) => "OVER_LIMIT",
             // `ErrorKind` is non-exhaustive: a kind added later still reaches Java, as a bundle
             // problem, until the binding names it.
             _ => "BUNDLE",
@@ -66,7 +71,12 @@ impl Failure {
             offset: position.map(|p| p.offset),
         };
         let known = place.place.is_some() || position.is_some();
-        Failure { kind, message: error.to_string(), at: known.then(|| Box::new(place)) }
+        Failure {
+            kind,
+            message: error.to_string(),
+            limit: error.limit().map(|l| l.as_str()),
+            at: known.then(|| Box::new(place)),
+        }
     }
 }
 

@@ -16,7 +16,7 @@ use crate::address::AddressSet;
 use crate::budget::OverBudget;
 use crate::json::{
     expand, holds_at_most, may_hold_json, parse_with_depth_limit, to_serde_value, Expanded, Json, Node,
-    Rewritten, Step, Tree,
+    Rewritten, Step, Tree, Twin,
 };
 use crate::leaves::Leaves;
 use crate::path::Selection;
@@ -259,7 +259,7 @@ pub(crate) struct TreeDoc<'a> {
     pub(crate) not_json: bool,
     depth: OnceCell<usize>,
     /// The `serde_json::Value` twin JSONPath queries run on.
-    twin: Option<Value>,
+    twin: Option<Twin>,
 }
 
 impl<'a> TreeDoc<'a> {
@@ -317,7 +317,7 @@ impl<'a> TreeDoc<'a> {
             if *self.depth.get_or_init(|| doc.depth()) > Limits::QUERY_DEPTH_CEILING {
                 return Selected::OverLimit(Limit::Depth);
             }
-            Some(&*self.twin.get_or_insert_with(|| to_serde_value(doc.root())))
+            Some(&**self.twin.get_or_insert_with(|| to_serde_value(doc.root())))
         } else {
             None
         };

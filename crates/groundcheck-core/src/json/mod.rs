@@ -27,7 +27,7 @@ pub(crate) use normalized::{join, push_index, push_name, push_steps};
 pub(crate) use parse::JsonErrorKind;
 pub(crate) use parse::{parse_with_depth_limit, unescape};
 pub(crate) use tree::{holds_at_most, Rewritten, Step, Tree};
-pub(crate) use value::to_serde_value;
+pub(crate) use value::{to_serde_value, Twin};
 pub(crate) use walk::{first_leaf_within, leaf_path as text_leaf_path, text_leaves, FirstLeaf, TextLeaves};
 pub(crate) use yaml::{yaml_view, Over, YamlView};
 

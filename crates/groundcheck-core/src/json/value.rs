@@ -105,9 +105,36 @@ pub(crate) fn clone_flat(root: &Node) -> Node {
     )
 }
 
+/// The `serde_json::Value` twin of a tree, which serde_json_path queries: dropped without
+/// recursion, as serde_json's own drop recurses once per nesting level and a twin may be as
+/// deep as [`Limits::QUERY_DEPTH_CEILING`](crate::Limits::QUERY_DEPTH_CEILING), on a thread
+/// the caller owns.
+pub(crate) struct Twin(Value);
+
+impl std::ops::Deref for Twin {
+    type Target = Value;
+
+    fn deref(&self) -> &Value {
+        &self.0
+    }
+}
+
+impl Drop for Twin {
+    fn drop(&mut self) {
+        let mut stack = vec![std::mem::take(&mut self.0)];
+        while let Some(value) = stack.pop() {
+            match value {
+                Value::Array(items) => stack.extend(items),
+                Value::Object(members) => stack.extend(members.into_iter().map(|(_, v)| v)),
+                _ => {}
+            }
+        }
+    }
+}
+
 /// The `serde_json::Value` twin of `root`, members in the same order.
-pub(crate) fn to_serde_value(root: &Node) -> Value {
-    fold(
+pub(crate) fn to_serde_value(root: &Node) -> Twin {
+    Twin(fold(
         root,
         |n| match n {
             Node::Null => Value::Null,
@@ -124,7 +151,7 @@ pub(crate) fn to_serde_value(root: &Node) -> Value {
             }
             Value::Object(map)
         },
-    )
+    ))
 }
 
 /// The twin of a number (`text` is valid JSON number text, as the parser checked). Its text
@@ -154,7 +181,7 @@ mod tests {
 
     #[test]
     fn scalar_roots_and_deep_copies() {
-        assert_eq!(to_serde_value(Json::parse("7").unwrap().root()), serde_json::json!(7));
+        assert_eq!(*to_serde_value(Json::parse("7").unwrap().root()), serde_json::json!(7));
         let text = format!("{}1{}", "[{\"a\":".repeat(5000), "}]".repeat(5000));
         let doc = Json::parse(&text).unwrap();
         let copy = std::thread::Builder::new()

@@ -19,8 +19,8 @@ public final class GroundcheckException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     /**
-     * What kind of failure an exception is. The first eight mirror the engine's own error kinds
-     * ({@code groundcheck_core::ErrorKind}); the rest are this binding's.
+     * What kind of failure an exception is. The first eight, and {@link #OVER_LIMIT}, mirror the
+     * engine's own error kinds ({@code groundcheck_core::ErrorKind}); the rest are this binding's.
      */
     public enum Kind {
         /** A text is not JSON (RFC 8259, strictly): a document given to {@code resolve}. */
@@ -33,6 +33,13 @@ public final class GroundcheckException extends RuntimeException {
         PATH_LIMIT,
         /** {@code resolve} would run a query on a document nested too deep. */
         TOO_DEEP,
+        /**
+         * {@code resolve} stopped at a limit: the path selects more nodes than the node limit
+         * (or would pass through more on its way: {@code $[*,*][*,*]…} is refused before its
+         * nodes are built), the document or the selected nodes are longer than the output size
+         * limit, or the path is longer than the path length limit. {@link #limit()} names it.
+         */
+        OVER_LIMIT,
         /** An {@code id} seen twice in one run. */
         DUPLICATE_ID,
         /** A name that is not one of the engine's ({@code require}, {@code match}). */
@@ -67,6 +74,8 @@ public final class GroundcheckException extends RuntimeException {
     private final Integer column;
     /** The byte offset in a text, or null. */
     private final Long offset;
+    /** The limit that stopped the call, by its report name, or null. */
+    private final String limit;
 
     /**
      * An {@code INTERNAL} failure. The native library throws it this way for what escapes its
@@ -89,7 +98,21 @@ public final class GroundcheckException extends RuntimeException {
             Integer column,
             Long offset,
             Throwable cause) {
+        this(kind, message, field, place, line, column, offset, null, cause);
+    }
+
+    GroundcheckException(
+            Kind kind,
+            String message,
+            String field,
+            String place,
+            Integer line,
+            Integer column,
+            Long offset,
+            String limit,
+            Throwable cause) {
         super(message, cause);
+        this.limit = limit;
         this.kind = kind;
         this.field = field;
         this.place = place;
@@ -121,6 +144,15 @@ public final class GroundcheckException extends RuntimeException {
     /** The 1-based column of the same place, in characters (Unicode scalar values). */
     public OptionalInt column() {
         return column == null ? OptionalInt.empty() : OptionalInt.of(column);
+    }
+
+    /**
+     * The limit that stopped the call, by the name a report gives it ({@code nodes},
+     * {@code depth}, {@code path_length}, {@code output_size}): for {@link Kind#OVER_LIMIT},
+     * {@link Kind#TOO_DEEP} ({@code depth}) and {@link Kind#PATH_LIMIT} ({@code path_length}).
+     */
+    public Optional<String> limit() {
+        return Optional.ofNullable(limit);
     }
 
     /** The byte offset (in UTF-8) of the same place. */

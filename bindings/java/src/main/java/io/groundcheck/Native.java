@@ -155,6 +155,7 @@ final class Native {
                 integer(failure.get("line")),
                 integer(failure.get("column")),
                 failure.get("offset") == null ? null : Json.num(failure.get("offset")),
+                Json.str(failure.get("limit")),
                 null);
     }
 
