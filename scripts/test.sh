@@ -88,7 +88,7 @@ venv=target/python-venv
 log "Python: crates/groundcheck-py in $venv, pytest"
 rm -rf "$venv"
 python3 -m venv "$venv"
-"$venv/bin/pip" install --quiet --disable-pip-version-check maturin pytest mypy mcp jsonschema
+"$venv/bin/pip" install --quiet --disable-pip-version-check maturin pytest mypy mcp jsonschema 'psycopg[binary]' pymysql sqlalchemy
 (cd crates/groundcheck-py && VIRTUAL_ENV="$PWD/../../$venv" "../../$venv/bin/maturin" develop --quiet --features test-hooks)
 GROUNDCHECK_BIN="$PWD/target/debug/groundcheck" "$venv/bin/python" -m pytest -q -p no:cacheprovider crates/groundcheck-py/tests
 

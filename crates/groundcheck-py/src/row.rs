@@ -1,14 +1,21 @@
 //! A `tool_invocation` row as a Python program holds it, read into the core's `Invocation`.
 //!
 //! A row is a `dict` (or any `Mapping`) of the table's columns as a DB driver returns them,
-//! plus `raw_output` (any JSON-like value) or `raw_output_text` (the text). The rules are the
-//! bundle format's, so a row verifies as the same row in a bundle file does: every key a
-//! column (a typo is an error, never hidden evidence), `id` and `tool_name` required, integer
-//! columns within their SQL type, at most one raw output. Where a driver differs from JSON,
-//! the driver's form is read as the column means it: `0`/`1` in a boolean column, a
-//! `datetime` in `created_at`, a `Decimal` in an integer column, and a JSON column
-//! (`retrieval_details`, `input_params`) given as `str` is the column's text — JSON text, or
-//! (as the store reads it) a string of that text when it is not JSON.
+//! plus `raw_output` or `raw_output_text`. The rules are the bundle format's, so a row
+//! verifies as the same row in a bundle file does: every key a column (a typo is an error,
+//! never hidden evidence), `id` and `tool_name` required, integer columns within their SQL
+//! type, at most one raw output. Where a driver differs from JSON, the driver's form is read
+//! as the column means it: `0`/`1` in a boolean column, a `datetime` in `created_at`, a
+//! `Decimal` in an integer column, and a JSON column given as text — a `str`, or `bytes`,
+//! `bytearray` or `memoryview` — is the column's text, as the store reads the column from a
+//! database: `raw_output` (and `raw_output_text`) the output's exact text, read as a bundle's
+//! `raw_output_text` (JSON, else JSON Lines or YAML, else one string), `retrieval_details`
+//! and `input_params` JSON text, or a string of that text when it is not JSON. Most drivers
+//! hand a JSON column back as its text (PyMySQL, `sqlite3`, psycopg with text loaders), so
+//! the verdict is the one `groundcheck run` gives for the same table. Bytes that are not
+//! UTF-8 are decoded as the store decodes them, with U+FFFD, and the verdict warns
+//! `invalid_utf8`. Any other value (a `dict`, a `list`, a number) is a parsed JSON value, and
+//! `None` is SQL NULL: no raw output.
 //!
 //! Reading a row needs the GIL; it only takes Python values out: a value (a `raw_output`
 //! dict, a JSON column given as a dict) is built into the engine's document at once, and a
@@ -24,12 +31,10 @@ use std::sync::Arc;
 use groundcheck_core::{Invocation, Json, RawOutput, SharedText};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
-use pyo3::types::{PyBool, PyInt, PyString};
+use pyo3::types::{PyBool, PyByteArray, PyBytes, PyInt, PyMemoryView, PyString};
 
 use crate::inline::Shape;
-use crate::json::{
-    classes, decimal_text, for_each_member, iso_text, lone_surrogate, text, to_json, utf8, NotJson,
-};
+use crate::json::{classes, decimal_text, for_each_member, iso_text, lone_surrogate, text, to_json, NotJson};
 
 /// A row's problem: the field, and what is wrong with it (or the row's own exception).
 pub enum RowError {
@@ -124,6 +129,10 @@ pub struct Pending {
     retrieval_details: Option<JsonColumn>,
     /// A `raw_output` value, built into the engine's document.
     raw_value: Option<Json>,
+    /// The raw output's text given as bytes (`raw_output` or `raw_output_text`), decoded.
+    raw_bytes: Option<String>,
+    /// How many of `raw_output` and `raw_output_text` were given (not `None`): one at most.
+    raw_given: u8,
     /// What the engine will read of the row: whether it may be verified on the calling thread.
     shape: Shape,
 }
@@ -175,6 +184,7 @@ impl Pending {
     /// shorter than handing the GIL to a waiting thread and taking it back.
     pub fn parses_text(&self) -> bool {
         self.texts[TextColumn::RawOutputText as usize].is_some()
+            || self.raw_bytes.is_some()
             || matches!(self.retrieval_details, Some(JsonColumn::Text(_) | JsonColumn::Owned(_)))
     }
 
@@ -187,9 +197,16 @@ impl Pending {
     /// after the invocation.
     pub fn finish(self) -> (Invocation, Held) {
         let Pending {
-            mut invocation, mut texts, created_at, input_params, retrieval_details, raw_value, ..
+            mut invocation,
+            mut texts,
+            created_at,
+            input_params,
+            retrieval_details,
+            raw_value,
+            raw_bytes,
+            ..
         } = self;
-        invocation.raw_output = raw_value.map(RawOutput::Json);
+        invocation.raw_output = raw_value.map(RawOutput::Json).or(raw_bytes.map(RawOutput::Text));
         let raw = texts[TextColumn::RawOutputText as usize].take().map(Arc::new);
         copy_texts(&mut invocation, &texts, created_at);
         if let Some(raw) = &raw {
@@ -207,10 +224,18 @@ impl Pending {
     /// into a `String`, the raw output's too, the JSON columns not parsed yet.
     pub fn stored(self) -> (Stored, Held) {
         let Pending {
-            mut invocation, mut texts, created_at, input_params, retrieval_details, raw_value, ..
+            mut invocation,
+            mut texts,
+            created_at,
+            input_params,
+            retrieval_details,
+            raw_value,
+            raw_bytes,
+            ..
         } = self;
         // A Rust program holds a tool's output as the text a database or the tool gave it.
-        invocation.raw_output = raw_value.map(|json| RawOutput::Text(json.to_json_string()));
+        invocation.raw_output =
+            raw_value.map(|json| RawOutput::Text(json.to_json_string())).or(raw_bytes.map(RawOutput::Text));
         let raw = texts[TextColumn::RawOutputText as usize].take();
         copy_texts(&mut invocation, &texts, created_at);
         if let Some(raw) = &raw {
@@ -254,6 +279,8 @@ pub fn read(row: &Bound<'_, PyAny>) -> Result<Pending, RowError> {
         input_params: None,
         retrieval_details: None,
         raw_value: None,
+        raw_bytes: None,
+        raw_given: 0,
         shape: Shape::default(),
     };
     let mut id = None;
@@ -273,7 +300,9 @@ pub fn read(row: &Bound<'_, PyAny>) -> Result<Pending, RowError> {
             "run_id" => text(TextColumn::RunId, value)?,
             "step_id" => inv.step_id = integer(v, field, Column::BigInt)?,
             "tool_name" => text(TextColumn::ToolName, value)?,
-            "input_params" => pending.input_params = json_column(value, field, &mut pending.shape)?,
+            "input_params" => {
+                pending.input_params = json_column(value, field, &mut pending.shape, &mut inv.invalid_utf8)?
+            }
             "output_preview" => text(TextColumn::OutputPreview, value)?,
             "output_length" => inv.output_length = integer(v, field, Column::Int)?,
             "retrieval_layer" => text(TextColumn::RetrievalLayer, value)?,
@@ -282,7 +311,10 @@ pub fn read(row: &Bound<'_, PyAny>) -> Result<Pending, RowError> {
             "is_truncated" => inv.is_truncated = boolean(v, field)?,
             "relevance_level" => text(TextColumn::RelevanceLevel, value)?,
             "dedup_reason" => text(TextColumn::DedupReason, value)?,
-            "retrieval_details" => pending.retrieval_details = json_column(value, field, &mut pending.shape)?,
+            "retrieval_details" => {
+                pending.retrieval_details =
+                    json_column(value, field, &mut pending.shape, &mut inv.invalid_utf8)?
+            }
             "duration_ms" => inv.duration_ms = integer(v, field, Column::Int)?,
             "success" => inv.success = boolean(v, field)?,
             "error_message" => text(TextColumn::ErrorMessage, value)?,
@@ -296,14 +328,27 @@ pub fn read(row: &Bound<'_, PyAny>) -> Result<Pending, RowError> {
                     text(TextColumn::CreatedAt, v.py().None().into_bound(v.py()))?;
                 }
             }
-            "raw_output" => {
-                pending.raw_value = if v.is_none() {
-                    None
+            // SQL NULL: no raw output (a JSON `null` document is the text "null").
+            "raw_output" | "raw_output_text" if value.is_none() => {}
+            "raw_output" | "raw_output_text" => {
+                pending.raw_given += 1;
+                if let Some(decoded) = column_bytes(v).map_err(|e| RowError::of(field, e))? {
+                    pending.shape.text(&decoded.text);
+                    inv.invalid_utf8 |= decoded.lossy;
+                    pending.raw_bytes = Some(decoded.text);
+                } else if value.is_instance_of::<PyString>() {
+                    // The output's exact text, as `raw_output_text` (shaped with the texts).
+                    text(TextColumn::RawOutputText, value)?;
+                } else if field == "raw_output_text" {
+                    return Err(RowError::at(
+                        field,
+                        format!("must be a str, bytes or None, not {}", what(v)),
+                    ));
                 } else {
-                    Some(to_json(v, &mut pending.shape).map_err(|e| RowError::of(field, e))?)
+                    pending.raw_value =
+                        Some(to_json(v, &mut pending.shape).map_err(|e| RowError::of(field, e))?);
                 }
             }
-            "raw_output_text" => text(TextColumn::RawOutputText, value)?,
             _ => {
                 return Err(RowError::at(
                     field,
@@ -321,7 +366,7 @@ pub fn read(row: &Bound<'_, PyAny>) -> Result<Pending, RowError> {
             None => {}
         }
     }
-    if pending.raw_value.is_some() && pending.texts[TextColumn::RawOutputText as usize].is_some() {
+    if pending.raw_given > 1 {
         return Err(RowError::at("raw_output", "raw_output and raw_output_text are both given; keep one"));
     }
     pending.invocation.id = id.ok_or_else(|| RowError::at("id", "required integer is missing"))?;
@@ -417,12 +462,13 @@ fn integer(value: &Bound<'_, PyAny>, field: &str, column: Column) -> Result<Opti
     }
 }
 
-/// A JSON column: a `str` (or UTF-8 `bytes`) is the column's text; anything else is the
-/// value itself, built at once.
+/// A JSON column: a `str` (or bytes, decoded as [`column_bytes`] says, `lossy` set when they
+/// were not UTF-8) is the column's text; anything else is the value itself, built at once.
 fn json_column(
     value: Bound<'_, PyAny>,
     field: &str,
     shape: &mut Shape,
+    lossy: &mut bool,
 ) -> Result<Option<JsonColumn>, RowError> {
     if value.is_none() {
         return Ok(None);
@@ -435,10 +481,41 @@ fn json_column(
         }
         Err(e) => e.into_inner(),
     };
-    if value.is_instance_of::<pyo3::types::PyBytes>() {
-        let text = utf8(&value).map_err(|e| RowError::of(field, e))?;
-        shape.text(&text);
-        return Ok(Some(JsonColumn::Owned(text)));
+    if let Some(decoded) = column_bytes(&value).map_err(|e| RowError::of(field, e))? {
+        shape.text(&decoded.text);
+        *lossy |= decoded.lossy;
+        return Ok(Some(JsonColumn::Owned(decoded.text)));
     }
     Ok(Some(JsonColumn::Built(to_json(&value, shape).map_err(|e| RowError::of(field, e))?)))
+}
+
+/// A column's text given as bytes, decoded.
+struct Decoded {
+    text: String,
+    /// Whether some bytes were not UTF-8 (and became U+FFFD).
+    lossy: bool,
+}
+
+/// A column's text given as `bytes`, `bytearray` or `memoryview` (what drivers return for a
+/// `BLOB` or `bytea`, and `sqlite3` for a value stored as a blob), decoded as the store
+/// decodes a database's text: bytes that are not UTF-8 become U+FFFD, and the row is flagged
+/// (`invalid_utf8`), so the verdict is the one `groundcheck run` gives for the same column.
+/// `None` when `value` is none of these.
+fn column_bytes(value: &Bound<'_, PyAny>) -> Result<Option<Decoded>, NotJson> {
+    let decode = |bytes: &[u8]| match std::str::from_utf8(bytes) {
+        Ok(text) => Decoded { text: text.to_owned(), lossy: false },
+        Err(_) => Decoded { text: String::from_utf8_lossy(bytes).into_owned(), lossy: true },
+    };
+    if let Ok(bytes) = value.cast::<PyBytes>() {
+        return Ok(Some(decode(bytes.as_bytes())));
+    }
+    if let Ok(bytes) = value.cast::<PyByteArray>() {
+        return Ok(Some(decode(&bytes.to_vec())));
+    }
+    if value.is_instance_of::<PyMemoryView>() {
+        let bytes = value.call_method0("tobytes")?;
+        let bytes = bytes.cast::<PyBytes>().map_err(PyErr::from)?;
+        return Ok(Some(decode(bytes.as_bytes())));
+    }
+    Ok(None)
 }

@@ -362,6 +362,134 @@ def test_raw_output_text_and_a_mapping_that_is_not_a_dict() -> None:
     assert verdict.status == "supported"
 
 
+# --------------------------------------------------------------------------------------------
+# A string is text: a raw output given as str or bytes is read as raw_output_text
+# --------------------------------------------------------------------------------------------
+
+
+def cli_verdicts(tmp_path: Path, invocations: list[dict[str, Any]]) -> dict[int, Any]:
+    """The command line's verdict objects for a bundle of `invocations`, by id."""
+    bundle = tmp_path / "bundle.json"
+    bundle.write_text(json.dumps({"invocations": invocations}))
+    return {v["id"]: v for run in json.loads(cli("verify", "--format", "json", str(bundle)))["runs"] for v in run["invocations"]}
+
+
+def test_a_json_column_as_pymysql_returns_it_is_the_output_s_text(tmp_path: Path) -> None:
+    # PyMySQL (and sqlite3, and JDBC's getString) hand a JSON column back as its text. Read as
+    # a JSON string value, the quote '"OOMKilled' would match the JSON syntax's own quote
+    # character in that text: a false `supported`. Read as the output's text, it is not there.
+    text = '{"reason": "OOMKilled", "exitCode": 137}'
+    refs = [{"raw_path": "$", "text": '"OOMKilled'}, {"raw_path": "$.reason", "text": "OOMKilled"}]
+    details = {"evidence_status": "supported", "evidence_refs": refs}
+    expected = cli_verdicts(tmp_path, [{"id": 1, "tool_name": "kubectl", "retrieval_details": details, "raw_output_text": text}])[1]
+    for given in (text, text.encode(), bytearray(text.encode()), memoryview(text.encode())):
+        verdict = groundcheck.verify_invocation({"id": 1, "tool_name": "kubectl", "retrieval_details": details, "raw_output": given})
+        assert verdict.to_dict() == expected, type(given)
+        assert (verdict.status, [r.outcome for r in verdict.refs]) == ("unsupported", ["text_not_found", "verified"])
+    # raw_output_text takes the same bytes.
+    as_text = {"id": 1, "tool_name": "kubectl", "retrieval_details": details, "raw_output_text": text.encode()}
+    assert groundcheck.verify_invocation(as_text).to_dict() == expected
+
+
+RAW_TEXTS = {
+    "json": '{"logs": [{"message": "dial tcp: connection refused"}], "ratio": 0.950}',
+    "json_string": '"dial tcp: connection refused"',
+    "json_lines": '{"level":"info","msg":"starting"}\n{"level":"error","msg":"connection refused"}\n',
+    "yaml": "status:\n  phase: Failed\n  reason: connection refused\n",
+    "plain": "ERROR 2026-11-30 dial tcp: connection refused",
+    "empty": "",
+    "null": "null",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(RAW_TEXTS))
+def test_a_raw_output_str_or_bytes_verifies_as_the_bundle_s_raw_output_text(tmp_path: Path, kind: str) -> None:
+    text = RAW_TEXTS[kind]
+    paths = ["$", "$.logs[0].message", "$.ratio", "$[1].msg", "$.status.reason", "$.nowhere"]
+    quotes = ["connection refused", "0.950", '"dial', "null"]
+    details = {"evidence_status": "supported", "evidence_refs": [{"raw_path": p, "text": q} for p in paths for q in quotes]}
+    expected = cli_verdicts(tmp_path, [{"id": 1, "tool_name": "q", "retrieval_details": details, "raw_output_text": text}])[1]
+    for given in (text, text.encode()):
+        verdict = groundcheck.verify_invocation({"id": 1, "tool_name": "q", "retrieval_details": details, "raw_output": given})
+        assert verdict.to_dict() == expected, (kind, type(given))
+        as_text = {"id": 1, "tool_name": "q", "retrieval_details": details, "raw_output_text": given}
+        assert groundcheck.verify_invocation(as_text).to_dict() == expected, (kind, type(given))
+        # verify_run, and a Verifier on the calling thread, read it the same way.
+        assert groundcheck.Verifier(threads=1).verify_run([as_text]).runs[0].invocations[0].to_dict() == expected
+
+
+def test_a_parsed_value_stays_a_json_value(tmp_path: Path) -> None:
+    # A dict, a list, a number, a bool: a JSON value, as a bundle's inline raw_output. A str
+    # inside a value is a JSON string, not text to parse.
+    details = {"evidence_refs": [{"raw_path": "$", "text": '"OOMKilled'}, {"raw_path": "$.s", "text": '"OOMKilled'}]}
+    values = [{"s": '"OOMKilled" at 10:00'}, ['"OOMKilled"'], 137, decimal.Decimal("0.950"), True]
+    invocations = [{"id": i, "tool_name": "q", "retrieval_details": details, "raw_output": v} for i, v in enumerate(values)]
+    text = json.dumps({"invocations": invocations}, default=str).replace('"0.950"', "0.950")
+    (tmp_path / "values.json").write_text(text)
+    expected = {v["id"]: v for run in json.loads(cli("verify", "--format", "json", str(tmp_path / "values.json")))["runs"] for v in run["invocations"]}
+    for invocation in invocations:
+        assert groundcheck.verify_invocation(invocation).to_dict() == expected[invocation["id"]]
+    # The quote is in the string's own text (a value), where a str given as the output's
+    # text ('"OOMKilled" at 10:00' is one string) has it too, at `$` only.
+    assert [r.outcome for r in groundcheck.verify_invocation(invocations[0]).refs] == ["verified", "verified"]
+
+
+def test_none_is_no_raw_output_and_the_text_null_is_a_document(tmp_path: Path) -> None:
+    # SQL NULL (None) is "no raw output", as a bundle's `"raw_output": null`; a JSON null
+    # document is given as its text, "null".
+    details = {"evidence_refs": [{"raw_path": "$", "text": "null"}]}
+    expected = cli_verdicts(tmp_path, [
+        {"id": 1, "tool_name": "q", "retrieval_details": details, "raw_output": None},
+        {"id": 2, "tool_name": "q", "retrieval_details": details, "raw_output_text": "null"},
+    ])
+    for key in ("raw_output", "raw_output_text"):
+        none = groundcheck.verify_invocation({"id": 1, "tool_name": "q", "retrieval_details": details, key: None})
+        assert none.to_dict() == expected[1]
+        assert none.refs[0].outcome == "raw_output_unavailable"
+        null = groundcheck.verify_invocation({"id": 2, "tool_name": "q", "retrieval_details": details, key: "null"})
+        assert null.to_dict() == expected[2]
+        assert null.status == "supported"
+
+
+def test_bytes_that_are_not_utf8_are_read_as_the_run_command_reads_the_column(tmp_path: Path) -> None:
+    # A raw output, or a claim, stored as bytes that are not UTF-8 (a SQLite blob, a BLOB
+    # column): decoded with U+FFFD and warned `invalid_utf8`, as `groundcheck run` does.
+    db = tmp_path / "gc.db"
+    bundle = tmp_path / "one.json"
+    details = {"evidence_status": "supported", "evidence_refs": [{"raw_path": "$.state", "text": "OOMKilled"}]}
+    bundle.write_text(json.dumps({"run_id": "r1", "session_id": "s1", "invocations": [
+        {"id": 1, "tool_name": "q", "created_at": "2026-11-30T10:00:07Z", "raw_output_text": "{}", "retrieval_details": details},
+        {"id": 2, "tool_name": "q", "created_at": "2026-11-30T10:00:08Z", "raw_output_text": '{"state": "OOMKilled"}', "retrieval_details": details},
+    ]}))
+    cli("import", "--database", f"sqlite://{db}", str(bundle), cwd=tmp_path)
+    connection = sqlite3.connect(db)
+    connection.execute("UPDATE tool_invocation_output SET raw_output = ? WHERE invocation_id = 1", (b'{"state": "OOMKilled\xff"}',))
+    connection.execute("UPDATE tool_invocation SET retrieval_details = ? WHERE id = 2",
+                       (json.dumps(details).encode().replace(b'"supported"', b'"supported\xfe"'),))
+    connection.commit()
+    connection.row_factory = sqlite3.Row
+    rows = [dict(r) for r in connection.execute(
+        "SELECT t.*, o.raw_output FROM tool_invocation t "
+        "LEFT JOIN tool_invocation_output o ON o.invocation_id = t.id ORDER BY t.id")]
+    assert isinstance(rows[0]["raw_output"], bytes) and isinstance(rows[1]["retrieval_details"], bytes)
+    printed = cli("run", "--database", f"sqlite://{db}", "--format", "json", "r1", cwd=tmp_path)
+    by_id = {v["id"]: v for run in json.loads(printed)["runs"] for v in run["invocations"]}
+    assert [by_id[i]["warnings"] for i in (1, 2)] == [["invalid_utf8"], ["invalid_utf8"]]
+    for r in rows:
+        assert groundcheck.verify_invocation(r).to_dict() == by_id[r["id"]]
+    assert groundcheck.verify_run(rows).to_json() == printed
+    # A bytes value inside a parsed value is still not JSON-like.
+    with pytest.raises(groundcheck.InvalidRowError, match="raw_output: .*not UTF-8"):
+        groundcheck.verify_invocation(row(raw_output={"x": b"\xff"}))
+
+
+def test_a_raw_output_text_that_is_not_text_names_its_field() -> None:
+    with pytest.raises(groundcheck.InvalidRowError, match=r"^raw_output_text: must be a str, bytes or None, not int"):
+        groundcheck.verify_invocation({"id": 1, "tool_name": "q", "raw_output_text": 7})
+    with pytest.raises(groundcheck.InvalidRowError, match="both given"):
+        groundcheck.verify_invocation({"id": 1, "tool_name": "q", "raw_output": "{}", "raw_output_text": b"{}"})
+
+
 def test_results_are_typed_immutable_and_say_why() -> None:
     misquote = {"evidence_refs": [{"raw_path": "$.logs[0].message", "text": "connection refused by pear"}]}
     verdict = groundcheck.verify_invocation(row(retrieval_details=misquote))
