@@ -1,10 +1,15 @@
 //! Reading a tool call's arguments: each one's type checked, unknown names refused (a typo
 //! must not silently drop evidence), and every problem one sentence naming the argument,
 //! which the client's model reads in a tool result with `isError: true`.
+//!
+//! Arguments arrive as their JSON text ([`RawText`]), never as a `serde_json::Value` tree: a
+//! type is told from the first byte, a string decoded only when it has escapes, and a document
+//! handed to the core as text.
 
 use groundcheck_core::{Json, Policy, Require, Rung, Score};
 use rmcp::model::JsonObject;
-use serde_json::Value;
+
+use crate::raw::{RawText, Text};
 
 /// A bad argument: the sentence the model reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,51 +24,69 @@ impl BadArgument {
 
 /// The arguments of one call, taken one by one.
 pub struct Arguments {
-    map: JsonObject,
+    members: Vec<(String, RawText)>,
 }
 
 impl Arguments {
-    /// Checks that every name in `given` is one of `known`.
-    pub fn new(given: Option<JsonObject>, known: &[&str]) -> Result<Arguments, BadArgument> {
-        let map = given.unwrap_or_default();
-        if let Some(unknown) = map.keys().find(|k| !known.contains(&k.as_str())) {
+    /// The arguments as the transport kept them (each one's text), after checking that every
+    /// name is one of `known`.
+    pub fn from_raw(members: Vec<(String, RawText)>, known: &[&str]) -> Result<Arguments, BadArgument> {
+        if let Some((unknown, _)) = members.iter().find(|(k, _)| !known.contains(&k.as_str())) {
             return Err(BadArgument::new(
                 &clip(unknown),
                 format!("unknown argument (expected one of: {})", known.join(", ")),
             ));
         }
-        Ok(Arguments { map })
+        Ok(Arguments { members })
     }
 
-    /// The value of `name`, JSON `null` counting as absent.
-    pub fn take(&mut self, name: &str) -> Option<Value> {
-        self.map.remove(name).filter(|v| !v.is_null())
+    /// The arguments as rmcp parsed them (a call that did not come through our transport):
+    /// each value written back to its text, numbers as they were read.
+    pub fn new(given: Option<JsonObject>, known: &[&str]) -> Result<Arguments, BadArgument> {
+        let mut members = Vec::new();
+        for (name, value) in given.unwrap_or_default() {
+            let text = serde_json::to_string(&value).map_err(|e| BadArgument::new(&name, e))?;
+            members.push((name, RawText::owned(text)));
+        }
+        Arguments::from_raw(members, known)
+    }
+
+    /// The text of `name`, JSON `null` counting as absent.
+    pub fn take(&mut self, name: &str) -> Option<RawText> {
+        let at = self.members.iter().position(|(k, _)| k == name)?;
+        let (_, value) = self.members.remove(at);
+        (!value.is_null()).then_some(value)
     }
 
     /// Whether `name` was given (and not null).
     pub fn has(&self, name: &str) -> bool {
-        self.map.get(name).is_some_and(|v| !v.is_null())
+        self.members.iter().any(|(k, v)| k == name && !v.is_null())
     }
 
     /// Whether `name` was given at all, null included (a column that is NULL).
     pub fn given(&self, name: &str) -> bool {
-        self.map.contains_key(name)
+        self.members.iter().any(|(k, _)| k == name)
+    }
+
+    /// A string argument, shared with the message when it holds no escape.
+    pub fn text(&mut self, name: &str) -> Result<Option<Text>, BadArgument> {
+        match self.take(name) {
+            None => Ok(None),
+            Some(raw) => raw.string().map(Some).ok_or_else(|| wrong_type(name, "a string", &raw)),
+        }
     }
 
     /// A string argument.
     pub fn string(&mut self, name: &str) -> Result<Option<String>, BadArgument> {
-        match self.take(name) {
-            None => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s)),
-            Some(other) => Err(wrong_type(name, "a string", &other)),
-        }
+        Ok(self.text(name)?.map(Text::into_string))
     }
 
     /// A boolean argument.
     pub fn boolean(&mut self, name: &str) -> Result<Option<bool>, BadArgument> {
         match self.take(name) {
             None => Ok(None),
-            Some(Value::Bool(b)) => Ok(Some(b)),
+            Some(raw) if raw.as_str() == "true" => Ok(Some(true)),
+            Some(raw) if raw.as_str() == "false" => Ok(Some(false)),
             Some(other) => Err(wrong_type(name, "true or false", &other)),
         }
     }
@@ -72,21 +95,28 @@ impl Arguments {
     pub fn integer(&mut self, name: &str) -> Result<Option<i64>, BadArgument> {
         match self.take(name) {
             None => Ok(None),
-            Some(Value::Number(n)) => n.to_string().parse::<i64>().map(Some).map_err(|_| {
-                BadArgument::new(name, format!("must be an integer of 64 bits, not {}", clip(&n.to_string())))
+            Some(raw) if raw.kind() == "a number" => raw.as_str().parse::<i64>().map(Some).map_err(|_| {
+                BadArgument::new(name, format!("must be an integer of 64 bits, not {}", clip(raw.as_str())))
             }),
             Some(other) => Err(wrong_type(name, "an integer", &other)),
         }
+    }
+
+    /// A JSON argument as the core's document, numbers exactly as the client wrote them.
+    pub fn json(&mut self, name: &str) -> Result<Option<Json>, BadArgument> {
+        self.take(name).map(|raw| to_json(name, &raw)).transpose()
     }
 
     /// The `policy` argument, validated as the command line validates its flags.
     pub fn policy(&mut self) -> Result<Policy, BadArgument> {
         let given = match self.take("policy") {
             None => return Ok(Policy::default()),
-            Some(Value::Object(map)) => map,
-            Some(other) => return Err(wrong_type("policy", "an object {require, match, min_score}", &other)),
+            Some(raw) => match raw.members() {
+                Some(members) => members,
+                None => return Err(wrong_type("policy", "an object {require, match, min_score}", &raw)),
+            },
         };
-        let mut policy_args = Arguments::new(Some(given), &["require", "match", "min_score"])
+        let mut policy_args = Arguments::from_raw(given, &["require", "match", "min_score"])
             .map_err(|e| BadArgument(format!("policy.{}", e.0)))?;
         let mut policy = Policy::default();
         if let Some(require) = policy_args.string("require").map_err(prefix)? {
@@ -96,10 +126,10 @@ impl Arguments {
             policy.max_rung = rung.parse::<Rung>().map_err(|e| BadArgument::new("policy.match", e))?;
         }
         if let Some(score) = policy_args.take("min_score") {
-            let text = match score {
-                Value::Number(n) => n.to_string(),
-                Value::String(s) => s,
-                other => return Err(wrong_type("policy.min_score", "a number", &other)),
+            let text = match (score.kind(), score.string()) {
+                ("a number", _) => score.as_str().to_string(),
+                (_, Some(text)) => text.into_string(),
+                _ => return Err(wrong_type("policy.min_score", "a number", &score)),
             };
             let score: Score = text.parse().map_err(|e| BadArgument::new("policy.min_score", e))?;
             if score.thousandths() == 0 {
@@ -115,22 +145,14 @@ fn prefix(e: BadArgument) -> BadArgument {
     BadArgument(format!("policy.{}", e.0))
 }
 
-/// A JSON value as the core's document, numbers exactly as the client wrote them.
-pub fn to_json(name: &str, value: &Value) -> Result<Json, BadArgument> {
-    let text = serde_json::to_string(value).map_err(|e| BadArgument::new(name, e))?;
-    Json::parse(&text).map_err(|e| BadArgument::new(name, e))
+/// A JSON value's text as the core's document, numbers exactly as the client wrote them.
+pub fn to_json(name: &str, raw: &RawText) -> Result<Json, BadArgument> {
+    Json::parse(raw.as_str()).map_err(|e| BadArgument::new(name, e))
 }
 
-fn wrong_type(name: &str, expected: &str, got: &Value) -> BadArgument {
-    let kind = match got {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    };
-    BadArgument::new(name, format!("must be {expected}, not {kind}"))
+/// `name: must be EXPECTED, not KIND`.
+pub fn wrong_type(name: &str, expected: &str, got: &RawText) -> BadArgument {
+    BadArgument::new(name, format!("must be {expected}, not {}", got.kind()))
 }
 
 /// At most 80 characters of a name or value echoed in a message.
@@ -147,7 +169,7 @@ pub fn clip(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     fn args(value: Value) -> Arguments {
         let Value::Object(map) = value else { panic!("an object") };

@@ -19,7 +19,7 @@
 //!
 //! ```no_run
 //! // What `groundcheck mcp` does: serve on stdin and stdout until the client closes stdin.
-//! groundcheck_mcp::serve_stdio(None)?;
+//! groundcheck_mcp::serve_stdio(None, None)?;
 //! # Ok::<(), groundcheck_mcp::Error>(())
 //! ```
 #![forbid(unsafe_code)]
@@ -27,16 +27,27 @@
 
 mod arguments;
 mod envelope;
+mod raw;
 mod schema;
 mod server;
 mod tools;
 mod transport;
 
 pub use crate::server::Server;
-pub use crate::transport::{LineTransport, CALLS_IN_FLIGHT, MAX_MESSAGE_BYTES, MAX_MESSAGE_DEPTH};
+pub use crate::transport::{
+    LineTransport, BYTES_IN_FLIGHT, CALLS_IN_FLIGHT, MAX_MESSAGE_BYTES, MAX_MESSAGE_DEPTH,
+    MAX_OTHER_MESSAGE_BYTES,
+};
 
+use groundcheck_files::Template;
 use rmcp::ServiceExt;
 use tokio::io::{AsyncRead, AsyncWrite};
+
+/// The stack of each thread a tool call's work runs on: reserved address space, of which a
+/// call touches only what its document's depth needs. The engine recurses once per nesting
+/// level in JSONPath's descendant segments and filters (up to the query depth ceiling), which
+/// tokio's default of 2 MiB does not always hold in a debug build.
+pub const ENGINE_STACK: usize = 16 << 20;
 
 /// Why the server could not start or stopped on its own account (never a client's message:
 /// those are answered and the server goes on).
@@ -59,17 +70,27 @@ pub(crate) fn log(message: &str) {
 }
 
 /// Serves on stdin and stdout until the client closes stdin. With `database` (a URL, as
-/// `--database` takes it), `verify_run` is offered and reads runs from it, opened read only.
-pub fn serve_stdio(database: Option<&str>) -> Result<(), Error> {
-    // One thread for the protocol; verification runs on the blocking pool beside it.
-    let runtime =
-        tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(Error::Runtime)?;
+/// `--database` takes it), `verify_run` is offered and reads runs from it, opened read only;
+/// with `raw_outputs` (`--raw-outputs`), the rows without a raw output of their own find it in
+/// the file the template names, as `groundcheck run` finds it.
+pub fn serve_stdio(database: Option<&str>, raw_outputs: Option<Template>) -> Result<(), Error> {
+    // One thread for the protocol; verification runs on the blocking pool beside it, on
+    // stacks of ENGINE_STACK (tokio's default, 2 MiB, is less than the deepest documents the
+    // limits let a query run on may take in a debug build).
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .thread_stack_size(ENGINE_STACK)
+        .build()
+        .map_err(Error::Runtime)?;
     runtime.block_on(async {
         let server = match database {
             Some(url) => {
                 let store = groundcheck_store::Store::connect_read_only(url).await?;
                 log(&format!("verify_run reads {} (read only)", store.display_url()));
-                Server::with_store(store)
+                if let Some(template) = &raw_outputs {
+                    log(&format!("verify_run reads raw outputs from files: {}", template.as_str()));
+                }
+                Server::with_store(store).with_raw_outputs(raw_outputs)
             }
             None => Server::new(),
         };
@@ -115,7 +136,7 @@ mod tests {
             "x".repeat(10_000)
         );
         let deep = format!(
-            r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"verify_evidence","arguments":{{"raw_output":{}{}}}}}}}"#,
+            r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"verify_evidence","_meta":{{"x":{}{}}}}}}}"#,
             "[".repeat(200),
             "]".repeat(200)
         );

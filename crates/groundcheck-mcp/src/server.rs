@@ -7,6 +7,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use groundcheck_core::{Policy, Run, Verifier};
+use groundcheck_files::Template;
 use groundcheck_store::{into_run, RunKey, Store, Window};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, InitializeResult,
@@ -14,29 +15,42 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use serde_json::Value;
 use tokio::sync::Semaphore;
 
 use crate::arguments::{Arguments, BadArgument};
 use crate::schema::{self, RESOLVE_PATH, VERIFY_EVIDENCE, VERIFY_RUN};
-use crate::tools::{self, Output};
-use crate::transport::CallSlot;
+use crate::tools::{self, Output, EVIDENCE_ARGUMENTS, RESOLVE_ARGUMENTS};
+use crate::transport::{structured_marker, CallSlot, RawCall};
 
 /// The groundcheck MCP server: its tools, and the database `verify_run` reads, if any.
 #[derive(Clone)]
 pub struct Server {
     store: Option<Arc<Store>>,
+    raw_outputs: Option<Arc<Template>>,
     permits: Arc<Semaphore>,
 }
 
 impl Server {
     /// A server with the tools that need no database.
     pub fn new() -> Server {
-        Server { store: None, permits: Arc::new(Semaphore::new(Server::concurrent_calls())) }
+        Server {
+            store: None,
+            raw_outputs: None,
+            permits: Arc::new(Semaphore::new(Server::concurrent_calls())),
+        }
     }
 
     /// A server whose `verify_run` reads runs from `store` (opened read only by the caller).
     pub fn with_store(store: Store) -> Server {
         Server { store: Some(Arc::new(store)), ..Server::new() }
+    }
+
+    /// The same server, whose `verify_run` reads the raw output of every row that has none
+    /// of its own from the file `template` names, as `groundcheck run --raw-outputs` does
+    /// (same template, same root rules: `groundcheck_files`).
+    pub fn with_raw_outputs(self, template: Option<Template>) -> Server {
+        Server { raw_outputs: template.map(Arc::new), ..self }
     }
 
     /// Calls verified at once: one per core. More would only queue on the CPUs while each
@@ -55,6 +69,7 @@ impl Server {
         // The call's place among those in flight and on a core both go with the work: a
         // cancelled call's verification still ends before either is freed.
         let slot = context.extensions.get::<CallSlot>().cloned();
+        let raw = context.extensions.get::<RawCall>().cloned();
         let work = async {
             let permit = self
                 .permits
@@ -68,7 +83,7 @@ impl Server {
             })
             .await;
             Ok(match joined {
-                Ok(Ok(result)) => result_of(result),
+                Ok(Ok(result)) => result_of(result, raw.as_ref()),
                 Ok(Err(payload)) => panicked(payload.as_ref()),
                 Err(e) => tool_error(&format!("groundcheck failed (a bug; please report the input): {e}")),
             })
@@ -82,10 +97,10 @@ impl Server {
     async fn verify_run(
         &self,
         store: Arc<Store>,
-        arguments: Option<rmcp::model::JsonObject>,
+        arguments: Result<Arguments, BadArgument>,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
-        let (key, policy) = match run_arguments(arguments) {
+        let (key, policy) = match arguments.and_then(run_arguments) {
             Ok(read) => read,
             Err(e) => return Ok(tool_error(&e.0)),
         };
@@ -99,10 +114,18 @@ impl Server {
             // The store's messages name the database by its redacted URL only.
             Err(e) => return Ok(tool_error(&e.to_string())),
         };
-        let Some(run) = into_run(rows) else {
+        let Some(mut run) = into_run(rows) else {
             return Ok(tool_error(&format!("{}: {key}: no invocations found", store.display_url())));
         };
-        self.blocking(context, move || Ok(report(&run, policy))).await
+        let template = self.raw_outputs.clone();
+        self.blocking(context, move || {
+            if let Some(template) = template {
+                let runs = std::slice::from_mut(&mut run);
+                groundcheck_files::attach(Some(&template), runs, policy.limits.max_output_bytes);
+            }
+            Ok(report(&run, policy))
+        })
+        .await
     }
 }
 
@@ -132,8 +155,7 @@ fn report(run: &Run, policy: Policy) -> Output {
     tools::report_output(&Verifier::new(policy).verify_runs(std::slice::from_ref(run)))
 }
 
-fn run_arguments(arguments: Option<rmcp::model::JsonObject>) -> Result<(RunKey, Policy), BadArgument> {
-    let mut args = Arguments::new(arguments, &["run_id", "session_id", "policy"])?;
+fn run_arguments(mut args: Arguments) -> Result<(RunKey, Policy), BadArgument> {
     let policy = args.policy()?;
     let key = match (args.string("run_id")?, args.string("session_id")?) {
         (Some(_), Some(_)) => return Err(BadArgument::new("run_id", "give run_id or session_id, not both")),
@@ -146,10 +168,26 @@ fn run_arguments(arguments: Option<rmcp::model::JsonObject>) -> Result<(RunKey, 
     Ok((key, policy))
 }
 
-fn result_of(result: Result<Output, BadArgument>) -> CallToolResult {
+/// The call's result. Its structured content goes to the transport as text when the
+/// transport asked for it ([`RawCall`]): a marker stands in the result, which the transport
+/// replaces with the text as it writes the answer, so no `serde_json::Value` tree of a large
+/// result is ever made.
+fn result_of(result: Result<Output, BadArgument>, raw: Option<&RawCall>) -> CallToolResult {
     match result {
         Ok(output) => {
-            let mut result = CallToolResult::structured(output.structured);
+            let structured = match raw {
+                Some(raw) => {
+                    raw.put_structured(output.structured);
+                    structured_marker()
+                }
+                None => match serde_json::from_str::<Value>(&output.structured) {
+                    Ok(value) => value,
+                    Err(e) => {
+                        return tool_error(&format!("the result cannot be given as structured content: {e}"))
+                    }
+                },
+            };
+            let mut result = CallToolResult::structured(structured);
             result.content = vec![ContentBlock::text(output.text)];
             result
         }
@@ -199,24 +237,33 @@ impl ServerHandler for Server {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let arguments = request.arguments;
+        // The arguments as the transport kept them (their text), else as rmcp parsed them.
+        let raw = context.extensions.get::<RawCall>().and_then(RawCall::take_arguments);
+        let given = request.arguments;
+        let arguments = move |known: &[&str]| match raw {
+            Some(members) => Arguments::from_raw(members, known),
+            None => Arguments::new(given, known),
+        };
         let result = match request.name.as_ref() {
             VERIFY_EVIDENCE => {
                 self.blocking(&context, move || {
-                    let (invocation, policy) = tools::evidence_invocation(arguments)?;
+                    let (invocation, policy) = tools::evidence_invocation(arguments(&EVIDENCE_ARGUMENTS)?)?;
                     Ok(tools::verify_evidence(&invocation, policy))
                 })
                 .await
             }
             RESOLVE_PATH => {
                 self.blocking(&context, move || {
-                    let (doc, path) = tools::resolve_arguments(arguments)?;
+                    let (doc, path) = tools::resolve_arguments(arguments(&RESOLVE_ARGUMENTS)?)?;
                     tools::resolve_path(&doc, &path)
                 })
                 .await
             }
             VERIFY_RUN if self.store.is_some() => match self.store.clone() {
-                Some(store) => self.verify_run(store, arguments, &context).await,
+                Some(store) => {
+                    let args = arguments(&["run_id", "session_id", "policy"]);
+                    self.verify_run(store, args, &context).await
+                }
                 None => Err(self.unknown_tool(VERIFY_RUN)),
             },
             other => Err(self.unknown_tool(other)),

@@ -3,23 +3,25 @@
 //! only reads arguments, calls the core, and says the result in a sentence for the model.
 
 use groundcheck_core::{
-    resolve, resolve_text, Invocation, Json, Policy, RawOutput, RefOutcome, Report, Status, Verdict, Verifier,
+    resolve_text_with, Invocation, Policy, RawOutput, RefOutcome, Report, SharedText, Status, Verdict,
+    Verifier,
 };
-use rmcp::model::JsonObject;
-use serde_json::{json, Value};
 
-use crate::arguments::{clip, to_json, Arguments, BadArgument};
+use crate::arguments::{clip, Arguments, BadArgument};
+use crate::raw::Text;
 
 /// A tool's successful result: the structured content and the text block beside it.
 #[derive(Debug)]
 pub struct Output {
-    /// Validates against the tool's `outputSchema`.
-    pub structured: Value,
+    /// The structured content's JSON text, which validates against the tool's `outputSchema`:
+    /// written once, as text, never held as a `serde_json::Value` tree.
+    pub structured: String,
     /// A short paragraph for the model.
     pub text: String,
 }
 
-const EVIDENCE_ARGUMENTS: [&str; 13] = [
+/// `verify_evidence`'s argument names.
+pub const EVIDENCE_ARGUMENTS: [&str; 13] = [
     "raw_output",
     "raw_output_text",
     "evidence_refs",
@@ -35,16 +37,32 @@ const EVIDENCE_ARGUMENTS: [&str; 13] = [
     "policy",
 ];
 
+/// A string argument as a raw output's text: the message's own bytes when it holds no escape.
+fn output_text(text: Text) -> RawOutput {
+    match text {
+        Text::Shared(raw) => RawOutput::Shared(SharedText::new(raw)),
+        Text::Owned(text) => RawOutput::Text(text),
+    }
+}
+
 /// The invocation and policy `verify_evidence`'s arguments describe.
-pub fn evidence_invocation(arguments: Option<JsonObject>) -> Result<(Invocation, Policy), BadArgument> {
-    let mut args = Arguments::new(arguments, &EVIDENCE_ARGUMENTS)?;
-    let policy = args.policy()?;
-    let raw_output = match (args.take("raw_output"), args.string("raw_output_text")?) {
+///
+/// `raw_output` is handed to the core as its JSON text, which the core reads as it reads
+/// `raw_output_text` holding JSON (the same document, numbers as written): text costs the
+/// core a fraction of the memory a parsed tree does.
+pub fn evidence_invocation(mut args: Arguments) -> Result<(Invocation, Policy), BadArgument> {
+    let mut policy = args.policy()?;
+    let raw_output = match (args.take("raw_output"), args.text("raw_output_text")?) {
         (Some(_), Some(_)) => {
             return Err(BadArgument::new("raw_output", "give raw_output or raw_output_text, not both"));
         }
-        (Some(value), None) => Some(RawOutput::Json(to_json("raw_output", &value)?)),
-        (None, Some(text)) => Some(RawOutput::Text(text)),
+        (Some(value), None) => {
+            // A value is not held to the size limit of a text (as a bundle's inline raw_output
+            // is not): its text, read as JSON, is the same document a parsed value would be.
+            policy.limits.max_output_bytes = policy.limits.max_output_bytes.max(value.as_str().len());
+            Some(RawOutput::Shared(SharedText::new(value)))
+        }
+        (None, Some(text)) => Some(output_text(text)),
         (None, None) => None,
     };
     // retrieval_details given, even as null (the column NULL: no claim), replaces the refs.
@@ -55,15 +73,15 @@ pub fn evidence_invocation(arguments: Option<JsonObject>) -> Result<(Invocation,
                 "give retrieval_details or evidence_refs (with evidence_status), not both",
             ));
         }
-        args.take("retrieval_details").map(|v| to_json("retrieval_details", &v)).transpose()?
+        args.json("retrieval_details")?
     } else {
         let refs =
             match args.take("evidence_refs") {
-                Some(refs @ Value::Array(_)) => refs,
+                Some(refs) if refs.kind() == "an array" => refs,
                 Some(other) => {
                     return Err(BadArgument::new(
                         "evidence_refs",
-                        format!("must be an array of {{raw_path, text}} objects, not {}", kind(&other)),
+                        format!("must be an array of {{raw_path, text}} objects, not {}", other.kind()),
                     ))
                 }
                 None => return Err(BadArgument::new(
@@ -71,12 +89,19 @@ pub fn evidence_invocation(arguments: Option<JsonObject>) -> Result<(Invocation,
                     "required: the evidence to check, as [{\"raw_path\": \"$.logs[0]\", \"text\": \"...\"}]",
                 )),
             };
-        let mut details = JsonObject::new();
+        let mut details = String::with_capacity(refs.as_str().len() + 64);
+        details.push('{');
         if let Some(status) = args.string("evidence_status")? {
-            details.insert("evidence_status".into(), Value::String(status));
+            details.push_str("\"evidence_status\":");
+            details.push_str(
+                &serde_json::to_string(&status).map_err(|e| BadArgument::new("evidence_status", e))?,
+            );
+            details.push(',');
         }
-        details.insert("evidence_refs".into(), refs);
-        Some(to_json("evidence_refs", &Value::Object(details))?)
+        details.push_str("\"evidence_refs\":");
+        details.push_str(refs.as_str());
+        details.push('}');
+        Some(groundcheck_core::Json::parse(&details).map_err(|e| BadArgument::new("evidence_refs", e))?)
     };
     let invocation = Invocation {
         id: args.integer("id")?.unwrap_or(1),
@@ -93,21 +118,10 @@ pub fn evidence_invocation(arguments: Option<JsonObject>) -> Result<(Invocation,
     Ok((invocation, policy))
 }
 
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 /// `verify_evidence`: the invocation's verdict, and what it means for the model.
 pub fn verify_evidence(invocation: &Invocation, policy: Policy) -> Output {
     let verdict = Verifier::new(policy).verify(invocation);
-    let structured = serde_json::to_value(&verdict).unwrap_or(Value::Null);
+    let structured = serde_json::to_string(&verdict).unwrap_or_else(|_| "null".into());
     Output { structured, text: verdict_text(&verdict) }
 }
 
@@ -136,29 +150,30 @@ pub fn verdict_text(verdict: &Verdict) -> String {
     text
 }
 
-const RESOLVE_ARGUMENTS: [&str; 3] = ["document", "document_text", "path"];
+/// `resolve_path`'s argument names.
+pub const RESOLVE_ARGUMENTS: [&str; 3] = ["document", "document_text", "path"];
 
-/// The document `resolve_path` looks in: a JSON value, or a tool output's text.
-pub enum Document {
-    /// `document`: any JSON value.
-    Value(Json),
-    /// `document_text`: read as verification reads a raw output's text — JSON, else (when
-    /// the path selects nothing in it as one string) its JSON Lines or YAML view.
-    Text(String),
+/// The document `resolve_path` looks in, as text: `document`'s JSON text (the same document,
+/// numbers as written) or `document_text`, read as verification reads a raw output's text —
+/// JSON, else (when the path selects nothing in it as one string) its JSON Lines or YAML view.
+pub struct Document {
+    /// `document` or `document_text`, for a message about it.
+    pub field: &'static str,
+    /// The text.
+    pub text: Text,
 }
 
 /// `resolve_path`'s document and path.
-pub fn resolve_arguments(arguments: Option<JsonObject>) -> Result<(Document, String), BadArgument> {
-    let mut args = Arguments::new(arguments, &RESOLVE_ARGUMENTS)?;
+pub fn resolve_arguments(mut args: Arguments) -> Result<(Document, String), BadArgument> {
     let path = args
         .string("path")?
         .ok_or_else(|| BadArgument::new("path", "required: a JSONPath or JSON Pointer"))?;
-    let doc = match (args.take("document"), args.string("document_text")?) {
+    let doc = match (args.take("document"), args.text("document_text")?) {
         (Some(_), Some(_)) => {
             return Err(BadArgument::new("document", "give document or document_text, not both"))
         }
-        (Some(value), None) => Document::Value(to_json("document", &value)?),
-        (None, Some(text)) => Document::Text(text),
+        (Some(value), None) => Document { field: "document", text: Text::Shared(value) },
+        (None, Some(text)) => Document { field: "document_text", text },
         (None, None) => {
             return Err(BadArgument::new("document", "required: the JSON document (or document_text)"))
         }
@@ -166,39 +181,56 @@ pub fn resolve_arguments(arguments: Option<JsonObject>) -> Result<(Document, Str
     Ok((doc, path))
 }
 
-/// `resolve_path`: the nodes, as `groundcheck resolve` prints them.
+/// `resolve_path`: the nodes, as `groundcheck resolve` prints them, under the verification's
+/// limits (the default ones): a path that would select more nodes than the node limit, or
+/// nodes whose text is longer together than the output size limit, is refused naming the
+/// limit, before the nodes are made.
 pub fn resolve_path(doc: &Document, path: &str) -> Result<Output, BadArgument> {
-    let (resolved, field) = match doc {
-        Document::Value(doc) => (resolve(path, doc), "document"),
-        Document::Text(text) => (resolve_text(path, text), "document_text"),
-    };
-    let nodes = resolved.map_err(|e| match e.kind() {
-        groundcheck_core::ErrorKind::Path | groundcheck_core::ErrorKind::PathLimit => {
-            BadArgument::new("path", format!("{:?}: {e}", clip(path)))
-        }
-        _ => BadArgument::new(field, e),
-    })?;
-    let mut items = Vec::with_capacity(nodes.len());
-    for node in &nodes {
-        let value: Value = serde_json::from_str(&node.value).map_err(|_| {
-            BadArgument::new(
+    let limits = groundcheck_core::Limits::default();
+    let nodes =
+        resolve_text_with(path, doc.text.as_str(), &limits).map_err(|e| match (e.limit(), e.kind()) {
+            (Some(limit), _) => BadArgument::new(
                 "path",
-                format!(
-                    "selects {} which is nested too deep to return as structured content; select a node \
-                     further down",
-                    node.path
-                ),
-            )
+                format!("{:?}: limit_exceeded ({}): {e}", clip(path), limit.as_str()),
+            ),
+            (None, groundcheck_core::ErrorKind::Path) => {
+                BadArgument::new("path", format!("{:?}: {e}", clip(path)))
+            }
+            (None, _) => BadArgument::new(doc.field, e),
         })?;
-        let mut item = json!({"path": node.path, "value": value});
+    if let Some(deep) = nodes.iter().find(|n| nesting(&n.value) > crate::MAX_MESSAGE_DEPTH) {
+        // A client's JSON reader stops at some depth (the MCP Python SDK's, about where ours
+        // does) and would drop the whole answer: the call would never complete.
+        return Err(BadArgument::new(
+            "path",
+            format!(
+                "selects {} which is nested too deep to return as structured content (more than {} \
+                 levels); select a node further down",
+                clip(&deep.path),
+                crate::MAX_MESSAGE_DEPTH
+            ),
+        ));
+    }
+    let mut structured = String::from("{\"nodes\":[");
+    for (i, node) in nodes.iter().enumerate() {
+        if i > 0 {
+            structured.push(',');
+        }
+        structured.push_str("{\"path\":");
+        structured.push_str(&serde_json::to_string(&node.path).unwrap_or_default());
+        structured.push_str(",\"value\":");
+        structured.push_str(&node.value);
         if node.descended {
-            item["descended"] = Value::Bool(true);
+            structured.push_str(",\"descended\":true");
         }
         if let Some(read_as) = node.read_as {
-            item["read_as"] = Value::from(read_as.as_str());
+            structured.push_str(",\"read_as\":\"");
+            structured.push_str(read_as.as_str());
+            structured.push('"');
         }
-        items.push(item);
+        structured.push('}');
     }
+    structured.push_str("]}");
     let text = match nodes.len() {
         0 => format!("The path {} selects nothing in the document.", clip(path)),
         n => {
@@ -208,12 +240,38 @@ pub fn resolve_path(doc: &Document, path: &str) -> Result<Output, BadArgument> {
             format!("The path selects {n} node{}: {}{more}.", if n == 1 { "" } else { "s" }, shown.join("; "))
         }
     };
-    Ok(Output { structured: json!({"nodes": items}), text })
+    Ok(Output { structured, text })
+}
+
+/// The deepest nesting of arrays and objects in the JSON text `text` (0 for a scalar).
+fn nesting(text: &str) -> usize {
+    let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0usize, false, false);
+    for &b in text.as_bytes() {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
 }
 
 /// `verify_run`: the report's structured content and its summary for the model.
 pub fn report_output(report: &Report) -> Output {
-    let structured = serde_json::to_value(report).unwrap_or(Value::Null);
+    let structured = serde_json::to_string(report).unwrap_or_else(|_| "null".into());
     let mut lines = Vec::new();
     for run in &report.runs {
         let s = run.summary;
@@ -238,12 +296,17 @@ pub fn report_output(report: &Report) -> Output {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::raw::RawText;
+    use serde_json::{json, Value};
 
     fn call(args: Value) -> Result<Output, BadArgument> {
         let Value::Object(map) = args else { panic!("an object") };
-        let (inv, policy) = evidence_invocation(Some(map))?;
+        let (inv, policy) = evidence_invocation(Arguments::new(Some(map), &EVIDENCE_ARGUMENTS)?)?;
         Ok(verify_evidence(&inv, policy))
+    }
+
+    fn structured(out: &Output) -> Value {
+        serde_json::from_str(&out.structured).unwrap()
     }
 
     #[test]
@@ -255,9 +318,10 @@ mod tests {
             "tool_name": "query_logs"
         }))
         .unwrap();
-        assert_eq!(out.structured["status"], "unsupported");
-        assert_eq!(out.structured["refs"][0]["outcome"], "text_not_found");
-        assert!(out.structured["refs"][0]["nearest"]["text"].is_string(), "{}", out.structured);
+        let verdict = structured(&out);
+        assert_eq!(verdict["status"], "unsupported");
+        assert_eq!(verdict["refs"][0]["outcome"], "text_not_found");
+        assert!(verdict["refs"][0]["nearest"]["text"].is_string(), "{}", out.structured);
         assert!(out.text.starts_with("unsupported. not_verified: "), "{}", out.text);
         assert!(out.text.contains("nearest"), "{}", out.text);
     }
@@ -269,8 +333,9 @@ mod tests {
             "evidence_refs": [{"raw_path": "$.ratio", "text": "0.950"}]
         }))
         .unwrap();
-        assert_eq!(out.structured["status"], "supported", "{}", out.structured);
-        assert_eq!(out.structured["refs"][0]["match"], "exact");
+        let verdict = structured(&out);
+        assert_eq!(verdict["status"], "supported", "{}", out.structured);
+        assert_eq!(verdict["refs"][0]["match"], "exact");
     }
 
     #[test]
@@ -291,17 +356,22 @@ mod tests {
 
     #[test]
     fn resolve_prints_what_the_command_prints_and_refuses_a_bad_path() {
-        let doc = Document::Value(Json::parse(r#"{"a": [1, 2.50]}"#).unwrap());
+        let text = |t: &str| Text::Shared(RawText::owned(t.into()));
+        let doc = Document { field: "document", text: text(r#"{"a": [1, 2.50]}"#) };
         let out = resolve_path(&doc, "$.a[*]").unwrap();
         assert_eq!(
-            out.structured.to_string(),
+            out.structured,
             r#"{"nodes":[{"path":"$['a'][0]","value":1},{"path":"$['a'][1]","value":2.50}]}"#
         );
+        assert_eq!((nesting("1"), nesting(r#"[{"a":"]]]["}, [[]]]"#)), (0, 3));
         let e = resolve_path(&doc, "$[").unwrap_err().0;
         assert!(e.starts_with("path: \"$[\": "), "{e}");
-        let logs = Document::Text("{\"msg\":\"a\"}\n{\"msg\":\"connection refused\"}\n".into());
+        let logs = Document {
+            field: "document_text",
+            text: text("{\"msg\":\"a\"}\n{\"msg\":\"connection refused\"}\n"),
+        };
         assert_eq!(
-            resolve_path(&logs, "$[1].msg").unwrap().structured.to_string(),
+            resolve_path(&logs, "$[1].msg").unwrap().structured,
             r#"{"nodes":[{"path":"$[1]['msg']","value":"connection refused","read_as":"json_lines"}]}"#
         );
     }

@@ -10,9 +10,11 @@ The binary is ``GROUNDCHECK_BIN`` (``scripts/test.sh`` sets it), else ``target/d
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import select
+import sqlite3
 import subprocess
 import time
 from collections.abc import AsyncIterator
@@ -32,8 +34,8 @@ BIN = os.environ.get("GROUNDCHECK_BIN", str(ROOT / "target" / "debug" / "groundc
 TOOLS = {"verify_evidence", "resolve_path"}
 
 
-def cli(*args: str, cwd: Path | None = None) -> str:
-    done = subprocess.run([BIN, *args], capture_output=True, text=True, cwd=cwd)
+def cli(*args: str, cwd: Path | None = None, input: str | None = None) -> str:
+    done = subprocess.run([BIN, *args], capture_output=True, text=True, cwd=cwd, input=input)
     assert done.returncode in (0, 1), done.stderr
     return done.stdout
 
@@ -301,8 +303,51 @@ def test_verify_run_gives_the_run_command_s_report(tmp_path: Path) -> None:
             assert got.structured_content == expected
             message = await call_error(s, "verify_run", {"run_id": "no-such-run"})
             assert "no-such-run: no invocations found" in message, message
-            # The database was opened read only: nothing was written to it.
-            assert not (tmp_path / "gc.db-wal").exists() or (tmp_path / "gc.db-wal").stat().st_size == 0
+
+    before = database_state(db)
+    anyio.run(main)
+    # The database was opened read only: not a byte of it, nor of its journal, changed.
+    assert database_state(db) == before
+
+
+def database_state(db: Path) -> tuple[Any, ...]:
+    """What any write to a SQLite database changes: the bytes of the file and of its WAL and
+    journal (absent counts as empty), the change counter and every table's rows, read through
+    a read-only connection of our own (which writes nothing)."""
+    files = tuple(
+        hashlib.sha256(f.read_bytes() if f.exists() else b"").hexdigest()
+        for f in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-journal"))
+    )
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        rows = tuple((t, conn.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0]) for t in tables)
+        # The file change counter in the header (bytes 24-27) moves on every committed write.
+        counter = db.read_bytes()[24:28]
+    return files, rows, counter
+
+
+def test_verify_run_reads_raw_outputs_from_files_as_run_does(tmp_path: Path) -> None:
+    db = tmp_path / "gc.db"
+    url = f"sqlite://{db}"
+    cli("import", "--database", url, str(ROOT / "fixtures" / "24_raw_output_files.json"), cwd=tmp_path)
+    run_id = "run-20261130-raw-output-files"
+    template = str(ROOT / "fixtures" / "sessions") + "/{session_id}/tools/{id}.json"
+    expected = json.loads(cli("run", "--database", url, "--raw-outputs", template, "--format", "json", run_id))
+    without = json.loads(cli("run", "--database", url, "--format", "json", run_id))
+    sources = [v["source"] for v in expected["runs"][0]["invocations"]]
+    assert sources.count("file") >= 4 and expected != without, sources
+
+    async def main() -> None:
+        async with session("--database", url, "--raw-outputs", template) as s:
+            out = await schemas(s)
+            got = await call(s, "verify_run", {"run_id": run_id}, out)
+            assert got.structured_content == expected
+            # verify_evidence is given its output in the call: the template is not read for it.
+            result = await call(s, "verify_evidence", {"id": 2401, "evidence_refs": []}, out)
+            assert result.structured_content is not None and result.structured_content["source"] == "none"
+        async with session("--database", url) as s:
+            got = await call(s, "verify_run", {"run_id": run_id}, await schemas(s))
+            assert got.structured_content == without
 
     anyio.run(main)
 
@@ -470,11 +515,18 @@ def test_messages_too_deep_or_too_large_to_read_are_answered_by_id() -> None:
     pipe = Pipe()
     pipe.initialize()
     deep = "[" * 10_000 + "]" * 10_000
-    line = '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"verify_evidence","arguments":{"raw_output":%s,"evidence_refs":[]}}}\n'
+    # Outside the arguments (here in _meta), deep nesting is not read: an error by id.
+    line = '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"verify_evidence","_meta":{"x":%s},"arguments":{"raw_output":1,"evidence_refs":[]}}}\n'
     pipe.send((line % deep).encode())
     answer = pipe.receive()
     assert answer is not None and answer["id"] == 7 and answer["result"]["isError"] is True, answer
     assert "nested deeper than 128 levels" in answer["result"]["content"][0]["text"]
+    # In the arguments it is a document like any other: the engine's depth limit judges it.
+    line = '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"verify_evidence","arguments":{"raw_output":%s,"evidence_refs":[{"raw_path":"$","text":"x"}]}}}\n'
+    pipe.send((line % deep).encode())
+    answer = pipe.receive()
+    assert answer is not None and answer["id"] == 6, answer
+    assert answer["result"]["structuredContent"]["refs"][0]["outcome"] == "limit_exceeded", answer
     # Over the message limit, with the id at the end: read to the end, kept to the limit.
     big = '{"jsonrpc":"2.0","method":"tools/call","params":{"name":"resolve_path","arguments":{"document_text":"%s","path":"$"}},"id":"big"}\n'
     pipe.send((big % ("x" * (90 * 1024 * 1024))).encode())
@@ -515,3 +567,207 @@ def test_a_cancelled_call_is_not_answered_and_the_server_goes_on() -> None:
     assert pipe.receive(timeout=5) is None, "the cancelled call was answered"
     code, _ = pipe.close()
     assert code == 0
+
+
+# --------------------------------------------------------------------------------------------
+# Every request gets exactly one answer: ids MCP does not allow, lone surrogates
+# --------------------------------------------------------------------------------------------
+
+
+def test_every_request_gets_one_answer_whatever_its_id() -> None:
+    pipe = Pipe()
+    pipe.initialize()
+    cases: list[tuple[bytes, Any]] = [
+        (b"1.5", 1.5),
+        (b"123456789012345678901234567890", 123456789012345678901234567890),
+        (b"1e3", 1000.0),
+        (b"null", None),
+        (b'{"a": 1}', None),
+        (b"[1]", None),
+        (b"true", None),
+    ]
+    for raw_id, echoed in cases:
+        for method in (b'"ping"', b'"tools/call","params":{"name":"resolve_path","arguments":{"document":1,"path":"$"}}'):
+            pipe.send(b'{"jsonrpc":"2.0","id":' + raw_id + b',"method":' + method + b"}\n")
+            answer = pipe.receive()
+            assert answer is not None and answer["error"]["code"] == -32600, (raw_id, answer)
+            assert answer["id"] == echoed, (raw_id, answer)
+            assert "not one MCP allows" in answer["error"]["message"], answer
+    # Exactly one answer each: the next request's answer is the next line.
+    pipe.request(99, "ping")
+    assert pipe.receive() == {"jsonrpc": "2.0", "id": 99, "result": {}}
+    code, stderr = pipe.close()
+    assert code == 0 and b"panicked" not in stderr, stderr
+
+
+def test_a_lone_surrogate_in_an_argument_reads_as_the_replacement_character() -> None:
+    pipe = Pipe()
+    pipe.initialize()
+    # What json.dumps writes for text cut mid-emoji: "\ud83d" alone.
+    arguments = {
+        "raw_output_text": '{"m": "ok \ud83d then \udc00"}',
+        "evidence_refs": [{"raw_path": "$.m", "text": "ok \ud83d then"}],
+        "tool_name": "q\ud800",
+    }
+    line = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                       "params": {"name": "verify_evidence", "arguments": arguments}})
+    assert "\\ud83d" in line
+    pipe.send(line.encode() + b"\n")
+    answer = pipe.receive()
+    assert answer is not None and answer["id"] == 7 and answer["result"]["isError"] is False, answer
+    verdict = answer["result"]["structuredContent"]
+    assert verdict["status"] == "supported", verdict
+    assert verdict["tool_name"] == "q\ufffd" and verdict["refs"][0]["text"] == "ok \ufffd then", verdict
+    # In a JSON value, in a key, in a pair: the same reading; a pair stays a character.
+    value = {"raw_output": {"k\udfff": ["\ud83d\ude00 x\ud800"]}, "evidence_refs": [{"raw_path": "$['k\ufffd'][0]", "text": "\ud83d\ude00 x\ufffd"}]}
+    pipe.send(json.dumps({"jsonrpc": "2.0", "id": 8, "method": "tools/call",
+                          "params": {"name": "verify_evidence", "arguments": value}}).encode() + b"\n")
+    answer = pipe.receive()
+    assert answer is not None and answer["id"] == 8, answer
+    assert answer["result"]["structuredContent"]["status"] == "supported", answer
+    # A request id and a method name with one are answered by their id too.
+    pipe.send(b'{"jsonrpc":"2.0","id":"a\\ud800","method":"ping"}\n')
+    assert pipe.receive() == {"jsonrpc": "2.0", "id": "a\ufffd", "result": {}}
+    code, stderr = pipe.close()
+    assert code == 0 and b"panicked" not in stderr, stderr
+
+
+# --------------------------------------------------------------------------------------------
+# Memory: a 78 MB message costs a small multiple of itself, and the memory comes back
+# --------------------------------------------------------------------------------------------
+
+
+def memory(pid: int) -> tuple[int, int]:
+    """(peak, current) resident memory of a process, in bytes (VmHWM, VmRSS)."""
+    fields = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in line)
+    return int(fields["VmHWM"].split()[0]) * 1024, int(fields["VmRSS"].split()[0]) * 1024
+
+
+def test_a_78_mb_message_of_numbers_stays_under_1_gb_and_its_memory_comes_back() -> None:
+    pipe = Pipe()
+    pipe.initialize()
+    # 39 million JSON numbers: as a serde_json::Value tree this was 11 GB at its peak.
+    zeros = "[" + ",".join(["0"] * 39_000_000) + "]"
+    line = ('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"verify_evidence","arguments":'
+            '{"raw_output":%s,"evidence_refs":[{"raw_path":"$[38999999]","text":"0"}]}}}\n' % zeros)
+    assert 75_000_000 < len(line) < 80 * 1024 * 1024
+    pipe.send(line.encode())
+    del zeros, line
+    answer = pipe.receive(timeout=600)
+    assert answer is not None and answer["id"] == 1, answer
+    assert answer["result"]["structuredContent"]["status"] == "supported", answer
+    peak, _ = memory(pipe.process.pid)
+    assert peak < 1024**3, f"peak resident memory {peak / 1e6:.0f} MB"
+    # The memory is given back: the allocator returns freed pages as the server goes on.
+    for i in range(20):
+        pipe.request(100 + i, "tools/call", {"name": "resolve_path", "arguments": {"document": [1], "path": "$[0]"}})
+        assert pipe.receive() is not None
+    _, now = memory(pipe.process.pid)
+    assert now < 200 * 1024**2, f"resident memory after the call {now / 1e6:.0f} MB"
+    code, _ = pipe.close()
+    assert code == 0
+
+
+def test_resolve_path_stops_at_the_node_limit_and_names_it() -> None:
+    async def main() -> None:
+        async with session() as s:
+            # 22 segments of [*,*] on a 22-deep array double the nodes 22 times (4 million):
+            # a 293-byte call answered 373 MB at a 5 GB peak.
+            document = json.loads("[" * 22 + "0" + "]" * 22)
+            path = "$" + "[*,*]" * 22
+            message = await call_error(s, "resolve_path", {"document": document, "path": path})
+            assert "limit_exceeded (nodes)" in message, message
+            message = await call_error(s, "resolve_path", {"document_text": json.dumps(document), "path": path})
+            assert "limit_exceeded (nodes)" in message, message
+            # Under the limit the nodes come back, repeats and all.
+            out = await schemas(s)
+            got = await call(s, "resolve_path", {"document": [[0]], "path": "$[*,*][*,*]"}, out)
+            assert got.structured_content == {"nodes": [{"path": "$[0][0]", "value": 0}] * 4}
+
+    anyio.run(main)
+
+
+# --------------------------------------------------------------------------------------------
+# The deepest documents the limits allow, in every format, on the server's threads
+# --------------------------------------------------------------------------------------------
+
+
+def deep_cases() -> list[tuple[str, str, str]]:
+    """(document text, path, quote): the deepest the default limits let a query run on."""
+    yaml = "".join("  " * i + "-\n" for i in range(509)) + "  " * 509 + "- b\n"
+    yaml_flat = " ".join(["-"] * 510) + " b\n"
+    json_arrays = "[" * 511 + '{"b": "x"}' + "]" * 511
+    json_objects = '{"a":' * 511 + '{"b": "x"}' + "}" * 511
+    lines = '{"a": 1}\n' + '{"a":' * 510 + '{"b": "x"}' + "}" * 510 + "\n"
+    return [
+        (yaml_flat, "$..b", "b"),
+        (yaml, "$..b", "b"),
+        (json_arrays, "$..b", "x"),
+        (json_objects, "$..b", "x"),
+        (json_objects, "$..[?@.b == 'x']", "x"),
+        (json_arrays, "$..*", "x"),
+        (lines, "$..b", "x"),
+        (lines, "$[1]..[?@.b]", "x"),
+    ]
+
+
+def test_the_deepest_documents_get_the_cli_verdict_and_resolve(tmp_path: Path) -> None:
+    invocations = []
+    for i, (text, path, quote) in enumerate(deep_cases()):
+        details = {"evidence_status": "supported", "evidence_refs": [{"raw_path": path, "text": quote}]}
+        invocations.append({"id": i + 1, "tool_name": "deep", "raw_output_text": text, "retrieval_details": details})
+    bundle = tmp_path / "deep.json"
+    bundle.write_text(json.dumps({"run_id": "deep", "invocations": invocations}))
+    report = json.loads(cli("verify", "--format", "json", str(bundle)))
+    expected = {v["id"]: v for run in report["runs"] for v in run["invocations"]}
+
+    async def main() -> None:
+        async with session() as s:
+            out = await schemas(s)
+            for invocation in invocations:
+                result = await call(s, "verify_evidence", evidence_arguments(invocation), out)
+                assert result.structured_content == expected[invocation["id"]], invocation["id"]
+                path = invocation["retrieval_details"]["evidence_refs"][0]["raw_path"]
+                text = invocation["raw_output_text"]
+                got = await s.call_tool("resolve_path", {"document_text": text, "path": path})
+                if got.is_error:
+                    # Nodes deeper than a client's JSON reader goes are not sent, and said so.
+                    assert "nested too deep to return as structured content" in got.content[0].text  # type: ignore[union-attr]
+                    continue
+                jsonschema.validate(got.structured_content, out["resolve_path"])
+                if text.startswith(("[", "{")) and "\n" not in text:
+                    # JSON: what `groundcheck resolve` prints (it reads JSON only).
+                    assert got.structured_content == {"nodes": json.loads(cli("resolve", "--path", path, input=text))}
+            await s.send_ping()
+
+    anyio.run(main)
+    assert sum(v["status"] == "supported" for v in expected.values()) >= 6, expected
+
+
+# --------------------------------------------------------------------------------------------
+# The hostile and agent-run fixtures: the CLI's verdict for every invocation
+# --------------------------------------------------------------------------------------------
+
+MORE_FIXTURES = sorted((ROOT / "fixtures" / "hostile").glob("*.json")) + sorted((ROOT / "fixtures" / "agent-runs").glob("*.json"))
+
+
+@pytest.mark.parametrize("fixture", MORE_FIXTURES, ids=lambda f: f"{f.parent.name}/{f.name}")
+def test_hostile_and_agent_run_fixtures_get_the_cli_verdict(fixture: Path) -> None:
+    report = json.loads(cli("verify", "--format", "json", str(fixture)))
+    expected = {(run["run_id"], v["id"]): v for run in report["runs"] for v in run["invocations"]}
+    bundle = load_exact(fixture.read_text())
+
+    async def main() -> int:
+        checked = 0
+        async with session() as s:
+            out = await schemas(s)
+            for invocation in bundle["invocations"]:
+                run_id = plain(invocation.get("run_id") or bundle.get("run_id"))
+                key = (run_id, plain(invocation["id"]))
+                result = await call(s, "verify_evidence", evidence_arguments(invocation), out)
+                assert result.structured_content == expected[key], (fixture.name, key)
+                checked += 1
+        return checked
+
+    assert anyio.run(main) == len(expected)
+
