@@ -68,6 +68,22 @@
 //! verification route compared with the tree route; `resolve`; generated YAML and JSON Lines
 //! texts on every route), the hostile corpus in
 //! `fixtures/hostile/`, and the rule tests. A panic is a bug: please report the input.
+//!
+//! # Stack
+//!
+//! What a call does on the caller's thread recurses per nesting level in one place only:
+//! serde_json_path's descendant segments and filters, on documents at most
+//! [`Limits::QUERY_DEPTH_CEILING`] deep, and its parser, on paths within the filter and
+//! parenthesis ceilings. Everything else of ours (the JSON, JSON Lines and YAML readers, the
+//! expanded view, the writers, dropping a tree of any depth) keeps its own stack on the heap.
+//! The largest stack a call needs, measured by the repository's
+//! `crates/groundcheck-core/examples/stack_probe.rs` on the deepest inputs of every format
+//! (verifying and resolving): at the default limits about 95 KiB in a release build (255 KiB
+//! in a debug build); with the depth limit raised to the query ceiling 171 KiB (487 KiB);
+//! paths with 8 nested filters or 32 parentheses 91 KiB (327 KiB). A binding that calls the
+//! engine on a thread it does not own (a Java or Python thread, whose stack the host chose)
+//! moves the work to a thread with a stack of its own unless the input is too small to nest
+//! (the Java binding: at most 256 bytes and 16 brackets and parentheses).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 

@@ -58,7 +58,7 @@ impl RunSet {
 
 /// Verdicts grouped into runs exactly as [`RunSet`] groups their invocations, for a caller
 /// that verifies each invocation as it reads it ([`Verifier`](crate::Verifier)) and drops its
-/// raw output at once, instead of holding every raw output until [`verify_runs`](crate::verify_runs).
+/// raw output at once, instead of holding every raw output until [`verify_runs`](crate::Verifier::verify_runs).
 /// Pushed in the same order, it gives the same report, byte for byte.
 #[derive(Debug, Default)]
 pub struct VerdictSet {
