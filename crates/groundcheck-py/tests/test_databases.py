@@ -301,7 +301,7 @@ def psycopg_rows(url: str, sql: str, b: int) -> list[Any]:
     with psycopg.connect(url, row_factory=dict_row) as conn:
         for json_type in ("json", "jsonb"):
             conn.adapters.register_loader(json_type, TextLoader)
-        return conn.execute(sql, (b,)).fetchall()
+        return list(conn.execute(sql, (b,)))
 
 
 def psycopg_rows_naive(url: str, sql: str, b: int) -> list[Any]:
@@ -320,7 +320,7 @@ def pymysql_rows(url: Any, sql: str, b: int) -> list[Any]:
         return list(cursor.fetchall())
 
 
-def sqlalchemy_postgres_rows(url: str, sql: str, b: int) -> list[Any]:
+def sqlalchemy_postgres_engine(url: str) -> Any:
     import sqlalchemy
     from psycopg.types.string import TextLoader
 
@@ -331,40 +331,33 @@ def sqlalchemy_postgres_rows(url: str, sql: str, b: int) -> list[Any]:
         for json_type in ("json", "jsonb"):
             dbapi_connection.adapters.register_loader(json_type, TextLoader)
 
-    try:
-        with engine.connect() as conn:
-            return list(conn.execute(sqlalchemy.text(sql.replace("%s", ":bundle")), {"bundle": b}).mappings())
-    finally:
-        engine.dispose()
+    return engine
 
 
-def sqlalchemy_mariadb_rows(url: Any, sql: str, b: int) -> list[Any]:
+def sqlalchemy_mariadb_engine(url: Any) -> Any:
     import sqlalchemy
 
-    engine = sqlalchemy.create_engine(url.geturl().replace("mysql://", "mysql+pymysql://", 1) + "?charset=utf8mb4")
-    try:
-        with engine.connect() as conn:
-            return list(conn.execute(sqlalchemy.text(sql.replace("%s", ":bundle")), {"bundle": b}).mappings())
-    finally:
-        engine.dispose()
+    return sqlalchemy.create_engine(url.geturl().replace("mysql://", "mysql+pymysql://", 1) + "?charset=utf8mb4")
 
 
-def sqlalchemy_core_rows(url: Any, table: str, b: int) -> list[Any]:
-    """SQLAlchemy Core over a Table that declares the JSON columns as `JSON` (which parses
-    them): the documented select reads them as text with `type_coerce(column, Text)`."""
+def sqlalchemy_text_rows(engine: Any, sql: str, b: int) -> list[Any]:
     import sqlalchemy
+
+    with engine.connect() as conn:
+        return list(conn.execute(sqlalchemy.text(sql.replace("%s", ":bundle")), {"bundle": b}).mappings())
+
+
+def sqlalchemy_core_rows(engine: Any, table: str, b: int) -> list[Any]:
+    """SQLAlchemy Core over a Table that declares the JSON columns as `JSON` (which
+    SQLAlchemy parses itself on MySQL): the documented select reads them as text with
+    `type_coerce(column, Text)`."""
     from sqlalchemy import JSON, Column, Integer, MetaData, Table, Text, select, type_coerce
 
-    metadata = MetaData()
     columns = [Column(c, JSON if c in JSON_COLUMNS else Text) for c in COLUMNS if c != "id"]
-    t = Table(table, metadata, Column("id", Integer), Column("bundle", Integer), Column("pos", Integer), *columns)
+    t = Table(table, MetaData(), Column("id", Integer), Column("bundle", Integer), Column("pos", Integer), *columns)
     selected = [type_coerce(t.c[c], Text).label(c) if c in JSON_COLUMNS else t.c[c] for c in COLUMNS]
-    engine = sqlalchemy.create_engine(url.geturl().replace("mysql://", "mysql+pymysql://", 1) + "?charset=utf8mb4")
-    try:
-        with engine.connect() as conn:
-            return list(conn.execute(select(*selected).where(t.c.bundle == b).order_by(t.c.pos)).mappings())
-    finally:
-        engine.dispose()
+    with engine.connect() as conn:
+        return list(conn.execute(select(*selected).where(t.c.bundle == b).order_by(t.c.pos)).mappings())
 
 
 def check(table: Table, tmp_path: Path, read: Callable[[int], list[Any]]) -> int:
@@ -388,9 +381,13 @@ def test_postgres_rows_read_by_psycopg_with_text_loaders_give_the_cli_s_verdicts
 
 def test_postgres_rows_read_by_sqlalchemy_over_psycopg_give_the_cli_s_verdicts(postgres: Table, tmp_path: Path) -> None:
     driver("sqlalchemy")
-    url = os.environ["GROUNDCHECK_TEST_POSTGRES_URL"].replace("postgres://", "postgresql://", 1)
-    sql = query(postgres.table, "%s")
-    assert check(postgres, tmp_path, lambda b: sqlalchemy_postgres_rows(url, sql, b)) == 180
+    engine = sqlalchemy_postgres_engine(os.environ["GROUNDCHECK_TEST_POSTGRES_URL"].replace("postgres://", "postgresql://", 1))
+    try:
+        sql = query(postgres.table, "%s")
+        assert check(postgres, tmp_path, lambda b: sqlalchemy_text_rows(engine, sql, b)) == 180
+        assert check(postgres, tmp_path, lambda b: sqlalchemy_core_rows(engine, postgres.table, b)) == 180
+    finally:
+        engine.dispose()
 
 
 def test_mariadb_rows_read_by_pymysql_give_the_cli_s_verdicts(mariadb: Table, tmp_path: Path) -> None:
@@ -405,10 +402,13 @@ def test_mariadb_rows_read_by_pymysql_give_the_cli_s_verdicts(mariadb: Table, tm
 
 def test_mariadb_rows_read_by_sqlalchemy_over_pymysql_give_the_cli_s_verdicts(mariadb: Table, tmp_path: Path) -> None:
     driver("sqlalchemy")
-    url = mariadb.url  # type: ignore[attr-defined]
-    sql = query(mariadb.table, "%s")
-    assert check(mariadb, tmp_path, lambda b: sqlalchemy_mariadb_rows(url, sql, b)) == 180
-    assert check(mariadb, tmp_path, lambda b: sqlalchemy_core_rows(url, mariadb.table, b)) == 180
+    engine = sqlalchemy_mariadb_engine(mariadb.url)  # type: ignore[attr-defined]
+    try:
+        sql = query(mariadb.table, "%s")
+        assert check(mariadb, tmp_path, lambda b: sqlalchemy_text_rows(engine, sql, b)) == 180
+        assert check(mariadb, tmp_path, lambda b: sqlalchemy_core_rows(engine, mariadb.table, b)) == 180
+    finally:
+        engine.dispose()
 
 
 def test_sqlite_rows_read_by_sqlite3_give_the_cli_s_verdicts(tmp_path: Path) -> None:

@@ -389,6 +389,10 @@ def test_a_json_column_as_pymysql_returns_it_is_the_output_s_text(tmp_path: Path
     # raw_output_text takes the same bytes.
     as_text = {"id": 1, "tool_name": "kubectl", "retrieval_details": details, "raw_output_text": text.encode()}
     assert groundcheck.verify_invocation(as_text).to_dict() == expected
+    # Text, it is bound by max_output_bytes, as raw_output_text is.
+    small = groundcheck.Policy(limits=groundcheck.Limits(max_output_bytes=10))
+    verdict = groundcheck.verify_invocation({"id": 1, "tool_name": "kubectl", "retrieval_details": details, "raw_output": text}, policy=small)
+    assert verdict.refs[1].limit == "output_size"
 
 
 RAW_TEXTS = {

@@ -112,7 +112,12 @@ def _verifier(policy: Policy | None) -> Verifier:
 
 def verify_invocation(row: Mapping[str, Any], policy: Policy | None = None) -> Verdict:
     """The verdict of one ``tool_invocation`` row under ``policy`` (the default when
-    ``None``)."""
+    ``None``).
+
+    A ``raw_output`` given as ``str``, ``bytes``, ``bytearray`` or ``memoryview`` is the
+    output's exact text, read as ``raw_output_text`` is (JSON, else JSON Lines or YAML, else
+    one string) — how PyMySQL, ``sqlite3`` and psycopg with text loaders return a JSON
+    column; any other value is a parsed JSON value; ``None`` is no raw output."""
     return _verifier(policy).verify_invocation(row)
 
 
