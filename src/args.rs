@@ -88,6 +88,10 @@ pub enum Command {
         /// The JSON document (a bundle file is one too); `-` or nothing reads standard input.
         #[arg(value_name = "FILE", default_value = "-")]
         file: PathBuf,
+        /// The limits verification applies (`--max-nodes` and the rest): a path past one is
+        /// refused with the limit named, before its nodes are built.
+        #[command(flatten)]
+        limits: LimitArgs,
     },
     /// Verify runs read from the database and print a report, like `verify`.
     ///
@@ -475,6 +479,13 @@ pub struct PolicyArgs {
     /// most) a value must reach to verify a quote.
     #[arg(long, value_name = "S", default_value_t = Score::DEFAULT_MIN, value_parser = min_score)]
     min_score: Score,
+    #[command(flatten)]
+    limits: LimitArgs,
+}
+
+/// The limits of the verification, on every command that verifies or selects nodes.
+#[derive(Debug, Clone, clap::Args)]
+pub struct LimitArgs {
     /// Largest raw output text verified, in bytes; larger ones give limit_exceeded.
     #[arg(long, value_name = "BYTES", default_value_t = Limits::default().max_output_bytes,
           value_parser = positive, help_heading = LIMITS)]
@@ -502,7 +513,7 @@ pub struct PolicyArgs {
 }
 
 /// The help heading of the limit flags: what hitting one does.
-const LIMITS: &str = "Limits (a ref that hits one is limit_exceeded, never an error)";
+const LIMITS: &str = "Limits (a ref that hits one is limit_exceeded; resolve refuses a path past one)";
 
 /// A limit: a whole number of at least 1 (a zero limit would refuse every input).
 fn positive(text: &str) -> Result<usize, String> {
@@ -536,14 +547,21 @@ impl PolicyArgs {
                 MatchArg::Fuzzy => Rung::Fuzzy,
             },
             min_score: self.min_score,
-            limits: Limits {
-                max_output_bytes: self.max_output_bytes,
-                max_depth: self.max_depth,
-                max_text_chars: self.max_text_chars,
-                max_path_chars: self.max_path_chars,
-                max_nodes: self.max_nodes,
-                max_refs: self.max_refs,
-            },
+            limits: self.limits.limits(),
+        }
+    }
+}
+
+impl LimitArgs {
+    /// The limits as the core takes them: every command that selects nodes applies the same.
+    pub fn limits(&self) -> Limits {
+        Limits {
+            max_output_bytes: self.max_output_bytes,
+            max_depth: self.max_depth,
+            max_text_chars: self.max_text_chars,
+            max_path_chars: self.max_path_chars,
+            max_nodes: self.max_nodes,
+            max_refs: self.max_refs,
         }
     }
 }

@@ -61,7 +61,7 @@ fn main() -> ExitCode {
             };
             cmd::verify::verify(args, &mut output)
         }),
-        Command::Resolve { path, file } => cmd::resolve::resolve(&path, &file, out),
+        Command::Resolve { path, file, limits } => cmd::resolve::resolve(&path, &file, &limits.limits(), out),
         Command::Run {
             database,
             policy,

@@ -57,3 +57,33 @@ fn filter_queries_and_long_paths_stop_at_their_limits() {
     );
     assert_eq!(out.stderr.lines().count(), 1);
 }
+
+/// The limits are resolve's flags as they are verification's: `--max-nodes` lets the doubling
+/// path through where the default stops it, and `--max-path-chars` lets a long pointer be
+/// followed, so whatever a raised limit verifies, `resolve` can show.
+#[test]
+fn the_limit_flags_raise_resolves_limits_as_they_raise_verifications() {
+    let dir = temp_dir();
+    write(dir.path(), "deep.json", format!("{}1{}", "[".repeat(22), "]".repeat(22)));
+    let path = format!("${}", "[*,*]".repeat(17));
+    let out = run_shell(dir.path(), &format!("exec groundcheck resolve --path '{path}' deep.json"));
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    let out = run_shell(
+        dir.path(),
+        &format!("exec groundcheck resolve --max-nodes 200000 --path '{path}' deep.json"),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout.matches("\"path\": ").count(), 1 << 17);
+
+    write(dir.path(), "deep.json", format!("{}1{}", "[".repeat(2_100), "]".repeat(2_100)));
+    let long = "/0".repeat(2_100);
+    let out = run_shell(dir.path(), &format!("exec groundcheck resolve --path '{long}' deep.json"));
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("more than the path length limit (4096 characters)"), "{}", out.stderr);
+    let out = run_shell(
+        dir.path(),
+        &format!("exec groundcheck resolve --max-path-chars 5000 --path '{long}' deep.json"),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("\"value\": 1}"), "{}", &out.stdout[..200.min(out.stdout.len())]);
+}

@@ -2,17 +2,17 @@
 
 use std::path::Path;
 
-use groundcheck_core::{resolve_text, ErrorKind, Limit};
+use groundcheck_core::{resolve_text_with, ErrorKind, Limit, Limits};
 
 use crate::failure::{display, Failure};
 use crate::load;
 
-pub fn resolve(path: &str, file: &Path, out: &mut Vec<u8>) -> Result<u8, Failure> {
+pub fn resolve(path: &str, file: &Path, limits: &Limits, out: &mut Vec<u8>) -> Result<u8, Failure> {
     let text = load::read_text(file)?;
     // A text that is not JSON resolves on its JSON Lines or YAML view, when it has one, under
-    // the default limits: past one (a path selecting more than the node limit, `$[*,*][*,*]…`
+    // the given limits: past one (a path selecting more than the node limit, `$[*,*][*,*]…`
     // included, is refused before its nodes are built) the line names it.
-    let nodes = resolve_text(path, &text).map_err(|e| match e.kind() {
+    let nodes = resolve_text_with(path, &text, limits).map_err(|e| match e.kind() {
         ErrorKind::Path | ErrorKind::PathLimit | ErrorKind::Limit(Limit::PathLength) => {
             Failure::input(format!("--path {path:?}: {e}"))
         }
