@@ -152,7 +152,7 @@ try:
 except KeyboardInterrupt:
     interrupted = time.monotonic()
     print("interrupted", flush=True)
-    time.sleep(2)  # work already running on a row ends
+    time.sleep(5)  # work already running on a row ends (seconds at most, on a loaded machine)
     before = cpu()
     time.sleep(2)
     print(json.dumps({"cpu_after": cpu() - before}), flush=True)
