@@ -394,10 +394,11 @@ fn a_history_kept_by_an_earlier_groundcheck_moves_to_its_own_table() {
             "mariadb" => "RENAME TABLE groundcheck_migrations TO _sqlx_migrations",
             _ => "ALTER TABLE groundcheck_migrations RENAME TO _sqlx_migrations",
         };
-        let blob = match engine.name {
-            "postgres" => "decode('00', 'hex')",
-            _ => "X'00'",
+        let blob = |hex: &str| match engine.name {
+            "postgres" => format!("decode('{hex}', 'hex')"),
+            _ => format!("X'{hex}'"),
         };
+        let (five, ten) = earlier_checksums(&engine);
         exec(
             &engine,
             &[
@@ -405,13 +406,17 @@ fn a_history_kept_by_an_earlier_groundcheck_moves_to_its_own_table() {
                 // Migrations after 120 came with the move: the earlier version had none of them.
                 "DELETE FROM _sqlx_migrations WHERE version > 120".to_string(),
                 "ALTER TABLE reverify_checkpoint DROP COLUMN scope".to_string(),
+                // Migration 5 as the earlier version's file was (it has changed since).
+                format!("UPDATE _sqlx_migrations SET checksum = {} WHERE version = 5", blob(five)),
                 format!(
                     "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) \
-                     VALUES (10, 'add relevance level to tool invocation', TRUE, {blob}, 0)"
+                     VALUES (10, 'add relevance level to tool invocation', TRUE, {}, 0)",
+                    blob(ten)
                 ),
                 format!(
                     "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) \
-                     VALUES (20240101, 'the agent''s own', TRUE, {blob}, 0)"
+                     VALUES (20240101, 'the agent''s own', TRUE, {}, 0)",
+                    blob("00")
                 ),
             ],
         );
@@ -434,6 +439,82 @@ fn a_history_kept_by_an_earlier_groundcheck_moves_to_its_own_table() {
             "{}: the stored verdicts are read",
             engine.name
         );
+    }
+}
+
+/// The checksums (SHA-384, hex) of migrations 5 and 10 as an earlier groundcheck applied them
+/// on `engine` (`git show 81bfb3d:migrations/ENGINE/0005_….sql | sha384sum`).
+fn earlier_checksums(engine: &Engine) -> (&'static str, &'static str) {
+    match engine.name {
+        "sqlite" => (
+            "9dcd8765ac2536849794fe85d4ee7d35203ec68c051dba3189e0c3d89d978c016edbb94ac9b0aad575bcbd9785b63650",
+            "2eb5abb480732a264ae19b69807c3edaf376bdcec71653c56c1c44a945149115e1e3369cc13920557281ce83ed53fff0",
+        ),
+        "mariadb" => (
+            "cd4ba40532a13a1ed6355b507929e9c27b2e114bf9caff8cca941437f293d44e6a9c42e8a1214730c92873a8a7c64878",
+            "2081eddadf4dd57082bcb33dbbce2a775a4792fdc9f2e2d65d941d06d79b53286b7c0ca7aeaf544a4588c30397497a12",
+        ),
+        _ => (
+            "aacd84b2a51fe8da34bc68deb94fc53938801300b0ad605d8b6ac57a49925094065dc9091cd3998b2eb61eeb8d7f4eb6",
+            "7f254e4d5405d93a7a0ce90393fc896a1f0d610d142b6daf901b50dbba9b45193acbd070330a54b8f5ec765b94671bbd",
+        ),
+    }
+}
+
+/// Regression: rows of `_sqlx_migrations` were taken for an earlier groundcheck's by version
+/// and description, so the agent's own V010 (named as groundcheck's old migration 10 was) was
+/// deleted. Only a row with groundcheck's checksum is moved; the agent's stays as it is. And a
+/// row of `groundcheck_migrations` with one of its versions but another checksum is not
+/// groundcheck's: `migrate` stops with one line naming it and changes nothing.
+#[test]
+fn only_rows_with_groundchecks_checksums_are_taken_and_a_foreign_one_is_named() {
+    for engine in engines::all() {
+        ok(&engine, "migrate", &gc(&engine.url, &["migrate"]));
+        let ours = versions(&engine, "groundcheck_migrations");
+        let rename = match engine.name {
+            "mariadb" => "RENAME TABLE groundcheck_migrations TO _sqlx_migrations",
+            _ => "ALTER TABLE groundcheck_migrations RENAME TO _sqlx_migrations",
+        };
+        let blob = |hex: &str| match engine.name {
+            "postgres" => format!("decode('{hex}', 'hex')"),
+            _ => format!("X'{hex}'"),
+        };
+        let (five, _) = earlier_checksums(&engine);
+        exec(
+            &engine,
+            &[
+                rename.to_string(),
+                "DELETE FROM _sqlx_migrations WHERE version > 120".to_string(),
+                "ALTER TABLE reverify_checkpoint DROP COLUMN scope".to_string(),
+                format!("UPDATE _sqlx_migrations SET checksum = {} WHERE version = 5", blob(five)),
+                // The agent's own V010: groundcheck's old name, the agent's own file.
+                format!(
+                    "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) \
+                     VALUES (10, 'add relevance level to tool invocation', TRUE, {}, 0)",
+                    blob("0a0b0c")
+                ),
+            ],
+        );
+        let agents = history(&engine, "_sqlx_migrations").into_iter().filter(|h| h.starts_with("10 "));
+        let agents: Vec<String> = agents.collect();
+        ok(&engine, "migrate", &gc(&engine.url, &["migrate"]));
+        assert_eq!(history(&engine, "_sqlx_migrations"), agents, "{}: the agent's V010 stays", engine.name);
+        assert_eq!(versions(&engine, "groundcheck_migrations"), ours, "{}", engine.name);
+
+        // A row of groundcheck's own table that groundcheck did not write.
+        let sql = format!("UPDATE groundcheck_migrations SET checksum = {} WHERE version = 100", blob("0a"));
+        exec(&engine, &[sql]);
+        let before = history(&engine, "groundcheck_migrations");
+        let out = gc(&engine.url, &["migrate"]);
+        assert_eq!(out.code, 2, "{}: {out:?}", engine.name);
+        assert_eq!(out.stderr.lines().count(), 1, "{}: {}", engine.name, out.stderr);
+        assert!(
+            out.stderr.contains("groundcheck_migrations records version 100 with a checksum other than"),
+            "{}: {}",
+            engine.name,
+            out.stderr
+        );
+        assert_eq!(history(&engine, "groundcheck_migrations"), before, "{}: left as it is", engine.name);
     }
 }
 

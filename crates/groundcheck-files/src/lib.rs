@@ -9,8 +9,9 @@
 //! invocations. Files are opened only beneath the template's root — the folder before its
 //! first placeholder — one path component at a time, so neither a value in a row nor a
 //! symbolic link planted in a session folder can make it read elsewhere; only regular files
-//! with one link are read (a hard link is refused unless [`Template::allow_hard_links`]), never more than one byte past the size limit (after decompressing `.gz` and
-//! `.zst`); every lookup is counted ([`Lookups`]) so a wrong template is loud.
+//! with one link are read (a hard link is refused unless [`Template::allow_hard_links`]), never
+//! more than one byte past the size limit (after decompressing `.gz` and `.zst`); every lookup
+//! is counted ([`Lookups`]) so a wrong template is loud.
 //!
 //! ```
 //! use groundcheck_core::{Invocation, RawOutputFile};

@@ -4,9 +4,11 @@
 //! groundcheck's migration history lives in a table of its own, [`MIGRATIONS_TABLE`], never
 //! in sqlx's default `_sqlx_migrations`, which the agent's own migrator may use: each
 //! migrator sees only its own history. Earlier versions of groundcheck kept theirs in
-//! `_sqlx_migrations`; [`Store::migrate`] moves those rows (recognised by their versions and
-//! descriptions, and only when migration 100, "create groundcheck tables", is among them) into
-//! groundcheck's table and leaves every other row where it is.
+//! `_sqlx_migrations`; [`Store::migrate`] moves those rows (recognised by their version and
+//! checksum, the SHA-384 of the file an earlier version applied, and only when migration 100,
+//! "create groundcheck tables", is among them) into groundcheck's table and leaves every other
+//! row where it is. A row with one of groundcheck's versions (and even its description, as the
+//! agent's own V010 has) but another checksum is the agent's: it is never moved or deleted.
 //!
 //! `tool_invocation` is created only when it is missing and never altered. An agent schema
 //! older than the seed's V010 has no `relevance_level` / `dedup_reason`; reads then select
@@ -47,6 +49,99 @@ const EARLIER: &[(i64, &str)] = &[
 /// groundcheck's history (the agent's own migrations may well be called like 5 and 10).
 const MARKER: (i64, &str) = (100, "create groundcheck tables");
 
+/// The checksums (SHA-384, hex) of the migration files earlier versions applied and recorded in
+/// [`EARLIER_TABLE`], per engine: what tells groundcheck's rows there from the agent's. Taken
+/// from the files as they were in the repository's history before the history moved (the
+/// MariaDB migration 100 was changed once, so it has two).
+const EARLIER_CHECKSUMS: &[(Engine, i64, &str)] = &[
+    (
+        Engine::Sqlite,
+        5,
+        "9dcd8765ac2536849794fe85d4ee7d35203ec68c051dba3189e0c3d89d978c016edbb94ac9b0aad575bcbd9785b63650",
+    ),
+    (
+        Engine::Sqlite,
+        10,
+        "2eb5abb480732a264ae19b69807c3edaf376bdcec71653c56c1c44a945149115e1e3369cc13920557281ce83ed53fff0",
+    ),
+    (
+        Engine::Sqlite,
+        100,
+        "8d0bcf526b35391a26070c08a1ccbe8d8b6ff74e14abf0271f56d38caf65d20f339bcfc0058496cc956a0536298f0fad",
+    ),
+    (
+        Engine::Sqlite,
+        110,
+        "1a5b30081791c61e87467b5129495b2726313cbc025a9040cd957ae80bb93d9ad55e4860ec728bdf391a2ce66e97f317",
+    ),
+    (
+        Engine::Sqlite,
+        120,
+        "478927df6c2bc43b7bc7872a5f8267b5a4fe64537c84b8f59621ee6b35515968263e74be349a8b3048a17891d98456bf",
+    ),
+    (
+        Engine::MySql,
+        5,
+        "cd4ba40532a13a1ed6355b507929e9c27b2e114bf9caff8cca941437f293d44e6a9c42e8a1214730c92873a8a7c64878",
+    ),
+    (
+        Engine::MySql,
+        10,
+        "2081eddadf4dd57082bcb33dbbce2a775a4792fdc9f2e2d65d941d06d79b53286b7c0ca7aeaf544a4588c30397497a12",
+    ),
+    (
+        Engine::MySql,
+        100,
+        "b622262e01a1dda4c98ddd6339e3b0301be685c44c262ab09c399ed41f1ecee0af6187a6126132063be71146bb4f8078",
+    ),
+    (
+        Engine::MySql,
+        100,
+        "e9409d4f5dc7c7b7b4ae92c93b0fbd517a19d39c531cb1e7494c73e32bffd5a7fc191920b7fadc5b20d2dc4df02ccb00",
+    ),
+    (
+        Engine::MySql,
+        110,
+        "079a12fa7c2458c0242e404c64bceed4285aba833681e87e3c8729a694a5ca3191739d3c5d60bbc5bb70e0f20e757b01",
+    ),
+    (
+        Engine::MySql,
+        120,
+        "478927df6c2bc43b7bc7872a5f8267b5a4fe64537c84b8f59621ee6b35515968263e74be349a8b3048a17891d98456bf",
+    ),
+    (
+        Engine::Postgres,
+        5,
+        "aacd84b2a51fe8da34bc68deb94fc53938801300b0ad605d8b6ac57a49925094065dc9091cd3998b2eb61eeb8d7f4eb6",
+    ),
+    (
+        Engine::Postgres,
+        10,
+        "7f254e4d5405d93a7a0ce90393fc896a1f0d610d142b6daf901b50dbba9b45193acbd070330a54b8f5ec765b94671bbd",
+    ),
+    (
+        Engine::Postgres,
+        100,
+        "6e8d86647e5d75d32a67f8aa7945dea78a3e6388148d9b5a7ae116bff053f2e0ad33a880cce372ec5cb16934ba43a5fe",
+    ),
+    (
+        Engine::Postgres,
+        110,
+        "72ee4e7515e17a73a44049325ce5295c587ed0571447823517520fd5cb4a17aebb9c4f2a1e26f848c10172a96d4afe7d",
+    ),
+    (
+        Engine::Postgres,
+        120,
+        "478927df6c2bc43b7bc7872a5f8267b5a4fe64537c84b8f59621ee6b35515968263e74be349a8b3048a17891d98456bf",
+    ),
+];
+
+/// Whether a row of [`EARLIER_TABLE`] is one an earlier groundcheck wrote on `engine`.
+fn earlier_ours(engine: Engine, version: i64, checksum: &[u8]) -> bool {
+    let hex: String = checksum.iter().map(|b| format!("{b:02x}")).collect();
+    EARLIER_CHECKSUMS.iter().any(|(e, v, sum)| *e == engine && *v == version && *sum == hex)
+}
+
 fn migrator(engine: Engine) -> Migrator {
     let mut migrator = match engine {
         Engine::Sqlite => sqlx::migrate!("../../migrations/sqlite"),
@@ -61,20 +156,25 @@ fn migrator(engine: Engine) -> Migrator {
 /// (`$numbered`: PostgreSQL's `$n` placeholders). Idempotent: a move cut short is finished by
 /// the next one.
 macro_rules! adopt {
-    ($conn:expr, $migrator:expr, $numbered:expr) => {
+    ($conn:expr, $migrator:expr, $engine:expr, $numbered:expr) => {
         async {
-            let select = format!("SELECT version, description FROM {EARLIER_TABLE}");
+            let select = format!("SELECT version, description, checksum FROM {EARLIER_TABLE}");
             let earlier = match sqlx::query(AssertSqlSafe(select)).fetch_all(&mut *$conn).await {
                 Ok(rows) => rows
                     .iter()
-                    .map(|r| Ok((r.try_get::<i64, _>(0)?, r.try_get::<String, _>(1)?)))
-                    .collect::<Result<Vec<(i64, String)>, sqlx::Error>>()?,
+                    .map(|r| {
+                        Ok((r.try_get::<i64, _>(0)?, r.try_get::<String, _>(1)?, r.try_get::<Vec<u8>, _>(2)?))
+                    })
+                    .collect::<Result<Vec<(i64, String, Vec<u8>)>, sqlx::Error>>()?,
                 Err(e) if missing(&e) => return Ok::<(), sqlx::Error>(()),
                 Err(e) => return Err(e),
             };
-            let ours = |(v, d): &(i64, String)| EARLIER.iter().any(|(ev, ed)| ev == v && ed == d);
-            let marker = (MARKER.0, MARKER.1.to_string());
-            if !earlier.contains(&marker) {
+            // Ours: one of groundcheck's versions, descriptions and checksums. A row with the
+            // same version and description but another checksum is the agent's, and stays.
+            let ours = |(v, d, sum): &(i64, String, Vec<u8>)| {
+                EARLIER.iter().any(|(ev, ed)| ev == v && ed == d) && earlier_ours($engine, *v, sum)
+            };
+            if !earlier.iter().any(|row| ours(row) && row.0 == MARKER.0 && row.1 == MARKER.1) {
                 return Ok(());
             }
             $conn.ensure_migrations_table(MIGRATIONS_TABLE).await.map_err(|e| sqlx::Error::Migrate(Box::new(e)))?;
@@ -82,7 +182,7 @@ macro_rules! adopt {
             let rows = sqlx::query(AssertSqlSafe(select)).fetch_all(&mut *$conn).await?;
             let recorded: Vec<i64> = rows.iter().map(|r| r.try_get::<i64, _>(0)).collect::<Result<_, _>>()?;
             let (p1, p2, p3) = if $numbered { ("$1", "$2", "$3") } else { ("?", "?", "?") };
-            for (version, description) in earlier.iter().filter(|row| ours(row)) {
+            for (version, description, checksum) in earlier.iter().filter(|row| ours(row)) {
                 let current = $migrator.iter().find(|m| m.version == *version && m.description == *description);
                 if let (Some(migration), false) = (current, recorded.contains(version)) {
                     // The current checksum: the schema this version made is the one its file
@@ -98,8 +198,8 @@ macro_rules! adopt {
                         .execute(&mut *$conn)
                         .await?;
                 }
-                let delete = format!("DELETE FROM {EARLIER_TABLE} WHERE version = {p1} AND description = {p2}");
-                sqlx::query(AssertSqlSafe(delete)).bind(*version).bind(description.as_str()).execute(&mut *$conn).await?;
+                let delete = format!("DELETE FROM {EARLIER_TABLE} WHERE version = {p1} AND checksum = {p2}");
+                sqlx::query(AssertSqlSafe(delete)).bind(*version).bind(checksum.as_slice()).execute(&mut *$conn).await?;
             }
             Ok(())
         }
@@ -134,7 +234,7 @@ impl Store {
         let result = match &self.pool {
             Pool::Sqlite(pool) => {
                 let mut tx = crate::lock::begin_write(pool, &self.listener).await.map_err(failed)?;
-                adopt!(tx, migrator, false).await.map_err(failed)?;
+                adopt!(tx, migrator, Engine::Sqlite, false).await.map_err(failed)?;
                 match migrator.run(&mut *tx).await {
                     Ok(()) => tx.commit().await.map_err(sqlx::migrate::MigrateError::Execute),
                     Err(e) => Err(e),
@@ -142,12 +242,12 @@ impl Store {
             }
             Pool::MySql(pool) => {
                 let mut conn = pool.acquire().await.map_err(failed)?;
-                adopt!(conn, migrator, false).await.map_err(failed)?;
+                adopt!(conn, migrator, Engine::MySql, false).await.map_err(failed)?;
                 migrator.run(&mut *conn).await
             }
             Pool::Postgres(pool, _) => {
                 let mut conn = pool.acquire().await.map_err(failed)?;
-                adopt!(conn, migrator, true).await.map_err(failed)?;
+                adopt!(conn, migrator, Engine::Postgres, true).await.map_err(failed)?;
                 migrator.run(&mut *conn).await
             }
         };
@@ -261,6 +361,19 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The earlier checksums are SHA-384 of the files, as sqlx computes them: those of the
+    /// files unchanged since (110 and 120) are the shipped migrations' own.
+    #[test]
+    fn earlier_checksums_are_the_files_checksums() {
+        for engine in [Engine::Sqlite, Engine::MySql, Engine::Postgres] {
+            for m in migrator(engine).iter().filter(|m| m.version == 110 || m.version == 120) {
+                assert!(earlier_ours(engine, m.version, &m.checksum), "{engine:?}: {}", m.version);
+                assert!(!earlier_ours(engine, m.version + 1, &m.checksum), "{engine:?}: by version too");
+            }
+            assert!(!earlier_ours(engine, 10, &[0; 48]), "another checksum is not ours");
+        }
+    }
 
     #[test]
     fn the_history_moves_to_a_table_of_groundchecks_own() {
