@@ -38,6 +38,7 @@ mod schema;
 mod secrets;
 mod snapshots;
 mod store;
+mod store_hints;
 mod structured_views;
 mod template_guard;
 mod tidy;

@@ -51,8 +51,12 @@ pub async fn import(
 
     let store = database::open(url).await?;
     let missing = store.missing_columns().await.map_err(database::failure)?;
+    let max_statement = store.max_statement_bytes().await.map_err(database::failure)?;
     for file in &files {
         check_columns(file, &missing, &store.display_url())?;
+        if let Some(max) = max_statement {
+            check_statement_size(file, max, &store.display_url())?;
+        }
     }
     for file in &mut files {
         let mut new_rows = Vec::with_capacity(file.rows.len());
@@ -104,6 +108,40 @@ fn check_columns(file: &FileRows, missing: &[&str], url: &str) -> Result<(), Fai
                     display(&file.file)
                 )));
             }
+        }
+    }
+    Ok(())
+}
+
+/// What a statement holds beside its values (the SQL, the packet's framing), with room.
+const STATEMENT_OVERHEAD: u64 = 64 * 1024;
+
+/// Refuses a file with a row too large for one statement on a MariaDB/MySQL server: the
+/// server would drop the connection mid-import, which reads as "connection reset". Names the
+/// server variable and the size it needs.
+fn check_statement_size(file: &FileRows, max: u64, url: &str) -> Result<(), Failure> {
+    for (i, row) in file.rows.iter().enumerate() {
+        let texts = [
+            Some(&row.input_params),
+            row.retrieval_details.as_ref(),
+            row.output_preview.as_ref(),
+            row.error_message.as_ref(),
+        ];
+        let row_bytes: u64 = texts.iter().flatten().map(|t| t.len() as u64).sum::<u64>() + STATEMENT_OVERHEAD;
+        let raw_bytes = row.raw_output.as_ref().map_or(0, |r| r.len() as u64 + STATEMENT_OVERHEAD);
+        let (what, bytes) =
+            if raw_bytes > row_bytes { ("raw output", raw_bytes) } else { ("row", row_bytes) };
+        if bytes > max {
+            const MIB: u64 = 1024 * 1024;
+            let needed = bytes.div_ceil(MIB) * MIB;
+            return Err(Failure::input(format!(
+                "{}: $.invocations[{i}]: its {what} takes {bytes} bytes in one statement, more than the server's \
+                 max_allowed_packet ({max} bytes) of {url} allows (it would drop the connection); raise it to at \
+                 least {needed} (SET GLOBAL max_allowed_packet = {needed}, or max_allowed_packet = {}M under \
+                 [mysqld]) and import again; nothing was imported",
+                display(&file.file),
+                needed / MIB
+            )));
         }
     }
     Ok(())

@@ -23,7 +23,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use groundcheck_core::Policy;
-use groundcheck_store::{redact, to_stored, JobProgress, Store, Window};
+use groundcheck_store::{redact, to_stored, JobProgress, RunKey, Store, Window};
 use indicatif::ProgressBar;
 use tokio::sync::watch;
 
@@ -116,6 +116,9 @@ pub async fn reverify(mut request: Request<'_>, out: &mut Output) -> Result<u8, 
     if !request.tools.is_empty() {
         out.notes.extend(unknown_tools(&store, &request.tools).await?);
     }
+    if !request.runs.is_empty() {
+        out.notes.extend(unknown_runs(&store, &request.runs).await?);
+    }
     let otel = request.otel.take().map(RefCell::new);
     let watched = Watched { stop: stop_rx, bar: &bar };
     let result = run(&request, &store, shard, window, otel.as_ref(), watched, out).await;
@@ -152,14 +155,19 @@ fn window_time(flag: &str, text: &str) -> Result<String, Failure> {
     })
 }
 
-/// The note for the `--tool` values no row has: each is named, with the tools there are.
+/// The note for the `--tool` values no row has: each is named, with the closest tool names
+/// there are (a typo), and the tools there are.
 async fn unknown_tools(store: &Store, tools: &[String]) -> Result<Option<String>, Failure> {
     const SHOWN: u32 = 20;
+    /// The most tool names read to find the closest ones: a `tool_invocation` has a handful.
+    const COMPARED: u32 = 10_000;
     let missing = store.missing_tools(tools).await.map_err(database::failure)?;
     if missing.is_empty() {
         return Ok(None);
     }
-    let names = store.tool_names(SHOWN + 1).await.map_err(database::failure)?;
+    let all = store.tool_names(COMPARED).await.map_err(database::failure)?;
+    let near: Vec<String> = missing.iter().flat_map(|t| closest(t, &all)).collect();
+    let names: Vec<String> = all.into_iter().take(SHOWN as usize + 1).collect();
     let flags: Vec<String> = missing.iter().map(|t| format!("--tool {t}")).collect();
     let there = match names.len() {
         0 => "tool_invocation has no rows".to_string(),
@@ -167,10 +175,68 @@ async fn unknown_tools(store: &Store, tools: &[String]) -> Result<Option<String>
         _ => format!("its tools: {}", names.join(", ")),
     };
     let which = if missing.len() == 1 { "this tool" } else { "these tools" };
+    let mean = match near.is_empty() {
+        true => String::new(),
+        false => format!("did you mean {}? ", near.join(", ")),
+    };
     Ok(Some(format!(
-        "{}: no row of tool_invocation has {which}, so none is verified for it ({there})",
+        "{}: no row of tool_invocation has {which}, so none is verified for it ({mean}{there})",
         flags.join(", ")
     )))
+}
+
+/// The note for the `--run` values no run has: each is named, with the closest run ids.
+async fn unknown_runs(store: &Store, runs: &[String]) -> Result<Option<String>, Failure> {
+    let keys = store.list_keys(&Window::default()).await.map_err(database::failure)?;
+    let ids: Vec<String> = keys
+        .into_iter()
+        .filter_map(|k| match k {
+            RunKey::Run(id) => Some(id),
+            RunKey::Session(_) => None,
+        })
+        .collect();
+    let missing: Vec<&String> = runs.iter().filter(|r| !ids.contains(r)).collect();
+    if missing.is_empty() {
+        return Ok(None);
+    }
+    let flags: Vec<String> = missing.iter().map(|r| format!("--run {r}")).collect();
+    let near: Vec<String> = missing.iter().flat_map(|r| closest(r, &ids)).collect();
+    let which = if missing.len() == 1 { "this run_id" } else { "these run_ids" };
+    let there = match (ids.len(), near.is_empty()) {
+        (0, _) => " (tool_invocation has no runs)".to_string(),
+        (_, false) => format!(" (did you mean {}?)", near.join(", ")),
+        (_, true) => String::new(),
+    };
+    Ok(Some(format!(
+        "{}: no row of tool_invocation has {which}, so none is verified{there}",
+        flags.join(", ")
+    )))
+}
+
+/// The names of `among` closest to `given` by edit distance (at most three, each within a
+/// third of its length, at least two edits): what a typo most likely meant.
+fn closest(given: &str, among: &[String]) -> Vec<String> {
+    let limit = (given.chars().count() / 3).max(2);
+    let mut scored: Vec<(usize, &String)> =
+        among.iter().map(|name| (edit_distance(given, name), name)).filter(|(d, _)| *d <= limit).collect();
+    scored.sort();
+    scored.into_iter().take(3).map(|(_, name)| name.clone()).collect()
+}
+
+/// Levenshtein distance, in characters (short names only: a row of the table at a time).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let next = (row[j + 1] + 1).min(row[j] + 1).min(diagonal + usize::from(ca != *cb));
+            diagonal = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
 }
 
 /// What the job hears of Ctrl-C: whether to stop, and where to put the progress bar that a
@@ -359,4 +425,19 @@ fn stopped_at_once(request: &Request<'_>) -> String {
 /// A temporary file that failed, named by its folder.
 fn temp_failure(what: &str, err: &std::io::Error) -> Failure {
     Failure::input(format!("{}: {what}: {err}", std::env::temp_dir().display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_closest_names_are_a_typo_away() {
+        assert_eq!(edit_distance("query_log", "query_logs"), 1);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        let names: Vec<String> = ["query_logs", "query_metrics", "kubectl_get"].map(String::from).to_vec();
+        assert_eq!(closest("query_log", &names), ["query_logs"]);
+        assert_eq!(closest("nosuchtool", &names), Vec::<String>::new());
+    }
 }

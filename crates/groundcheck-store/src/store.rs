@@ -653,6 +653,20 @@ impl Store {
         Ok(missing)
     }
 
+    /// The largest statement the server takes, in bytes: MariaDB/MySQL's `max_allowed_packet`
+    /// (a larger one is refused by dropping the connection, which the driver reports as a
+    /// reset); `None` on the engines without such a limit.
+    pub async fn max_statement_bytes(&self) -> Result<Option<u64>, StoreError> {
+        let Pool::MySql(pool) = &self.pool else { return Ok(None) };
+        let row = sqlx::query("SELECT CAST(@@max_allowed_packet AS SIGNED)")
+            .fetch_one(pool)
+            .within(self.wait)
+            .await;
+        let row = row.map_err(|e| self.error("reading max_allowed_packet", e))?;
+        let bytes: i64 = row.try_get(0).map_err(|e| self.error("reading max_allowed_packet", e))?;
+        Ok(u64::try_from(bytes).ok())
+    }
+
     /// The first `limit` tool names of `tool_invocation`, in order.
     pub async fn tool_names(&self, limit: u32) -> Result<Vec<String>, StoreError> {
         let action = "reading tool_invocation";
