@@ -195,22 +195,38 @@ fn a_second_ctrl_c_stops_reverify_at_once_while_it_waits() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(1500));
-    assert!(job.try_wait().unwrap().is_none(), "the job waits for the lock");
-    for _ in 0..2 {
-        assert!(Command::new("kill").args(["-INT", &job.id().to_string()]).status().unwrap().success());
-        std::thread::sleep(Duration::from_millis(300));
+    // The job's stderr, a line at a time: it says when it waits for the lock.
+    let (lines_tx, lines) = std::sync::mpsc::channel::<String>();
+    let stderr = job.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        for line in std::io::BufRead::lines(std::io::BufReader::new(stderr)).map_while(Result::ok) {
+            let _ = lines_tx.send(line);
+        }
+    });
+    let mut said: Vec<String> = Vec::new();
+    let waiting = Instant::now() + Duration::from_secs(120);
+    while !said.iter().any(|l| l.contains("waiting for a lock")) {
+        let left = waiting.saturating_duration_since(Instant::now());
+        match lines.recv_timeout(left) {
+            Ok(line) => said.push(line),
+            Err(_) => panic!("the job never said it waits for the lock: {said:?}"),
+        }
     }
-    let stopped = Instant::now();
-    let deadline = stopped + Duration::from_secs(10);
+    assert!(job.try_wait().unwrap().is_none(), "the job waits for the lock");
+    // Ctrl-C until it stops: the first asks the job to stop, and the job still waits for the
+    // lock; any later one stops it at once. (Two signals sent together may arrive as one.)
+    let deadline = Instant::now() + Duration::from_secs(60);
     while job.try_wait().unwrap().is_none() {
         assert!(Instant::now() < deadline, "a second Ctrl-C did not stop the job");
-        std::thread::sleep(Duration::from_millis(20));
+        let _ = Command::new("kill").args(["-INT", &job.id().to_string()]).status();
+        std::thread::sleep(Duration::from_millis(200));
     }
     let out = job.wait_with_output().unwrap();
     let _ = locker.kill();
     let _ = locker.wait();
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    reader.join().unwrap();
+    said.extend(lines.try_iter());
+    let stderr = said.join("\n");
     assert_eq!(out.status.code(), Some(130), "{stderr}");
     assert!(stderr.contains("interrupted again: stopped at once"), "{stderr}");
 }
