@@ -371,7 +371,7 @@ pub struct DatabaseArgs {
 /// A number of seconds above 0, decimals allowed (`0.5`).
 fn seconds(text: &str) -> Result<std::time::Duration, String> {
     match text.parse::<f64>() {
-        Ok(s) if s.is_finite() && s >= 0.001 && s <= 1e9 => Ok(std::time::Duration::from_secs_f64(s)),
+        Ok(s) if (0.001..=1e9).contains(&s) => Ok(std::time::Duration::from_secs_f64(s)),
         Ok(_) => Err("must be from 0.001 to 1000000000 seconds".into()),
         Err(e) => Err(format!("{e}")),
     }
