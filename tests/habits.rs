@@ -126,7 +126,7 @@ fn a_tool_that_matches_no_row_is_named() {
         assert_eq!(
             out.stderr,
             "--tool query_log: no row of tool_invocation has this tool, so none is verified for it \
-             (its tools: get_alerts, query_logs)\n",
+             (did you mean query_logs? its tools: get_alerts, query_logs)\n",
             "{}",
             engine.name
         );

@@ -9,7 +9,7 @@ use crate::database;
 use crate::failure::Failure;
 use crate::otel::Sink;
 use crate::output::{exit_code, Made, Output};
-use groundcheck_files::{LookupCounts, Template};
+use groundcheck_files::Template;
 
 /// Reads each selected run in one query; a selector that matches no row is an error.
 pub async fn read_runs(store: &Store, keys: &[RunKey]) -> Result<Vec<Run>, Failure> {
@@ -39,25 +39,6 @@ pub struct RunArgs<'a> {
     pub otel: Option<Sink>,
 }
 
-/// Why verdicts looked up with a template should not be stored: rows needed a raw-output file
-/// and not one was found, so the template is most likely wrong, and storing would put
-/// `raw_output_missing` verdicts over good ones. `None` when a file was found, or none needed.
-pub fn no_file_found(counts: &LookupCounts) -> Option<String> {
-    if counts.found > 0 || counts.total() == 0 {
-        return None;
-    }
-    let first = [&counts.missing, &counts.unreadable, &counts.unsafe_paths]
-        .into_iter()
-        .find_map(|m| m.first.as_deref())
-        .map(|p| format!(" (first tried: {p})"))
-        .unwrap_or_default();
-    let rows = match counts.total() {
-        1 => "the 1 row".to_string(),
-        n => format!("any of the {n} rows"),
-    };
-    Some(format!("no raw-output file was found for {rows} without a raw output of their own{first}"))
-}
-
 pub async fn run(args: RunArgs<'_>, out: &mut Output) -> Result<u8, Failure> {
     let store =
         if args.write { database::open(args.url).await? } else { database::open_read_only(args.url).await? };
@@ -67,7 +48,7 @@ pub async fn run(args: RunArgs<'_>, out: &mut Output) -> Result<u8, Failure> {
     out.notes.extend(args.raw_outputs.as_ref().and_then(|t| lookups.counts.line(Some(t.as_str()))));
     let report = Verifier::new(args.policy).verify_runs(&runs);
     if let (true, false, Some(template)) = (args.write, args.write_without_raw_outputs, &args.raw_outputs) {
-        if let Some(why) = no_file_found(&lookups.counts) {
+        if let Some(why) = lookups.counts.none_found() {
             store.close().await;
             return Err(Failure::input(format!(
                 "{}: --raw-outputs {}: {why}; no verdict was written: check the template, or pass \

@@ -382,7 +382,7 @@ fn interrupted_line(request: &Request<'_>, ended: &Ended, runs_in_job: u64) -> S
 /// The line of a job stopped before writing a batch whose rows needed raw-output files and
 /// found none, none having been found before: the template is most likely wrong.
 fn no_file_line(request: &Request<'_>, refused: &LookupCounts, ended: &Ended) -> Failure {
-    let why = crate::cmd::run::no_file_found(refused).unwrap_or_default();
+    let why = refused.none_found().unwrap_or_default();
     let template = request.raw_outputs.as_ref().map_or("", Template::as_str);
     let before = match ended.tally.invocations {
         0 => "nothing was written".to_string(),

@@ -141,6 +141,27 @@ impl LookupCounts {
         self.total() == 0
     }
 
+    /// Why verdicts decided with these lookups should not be stored: rows needed a raw-output
+    /// file and not one was found, so the template is most likely wrong, and storing would put
+    /// `raw_output_missing` verdicts over good ones. `None` when a file was found, or none was
+    /// needed. E.g. `no raw-output file was found for any of the 16 rows without a raw output
+    /// of their own (first tried: /srv/1.json)`.
+    pub fn none_found(&self) -> Option<String> {
+        if self.found > 0 || self.total() == 0 {
+            return None;
+        }
+        let first = [&self.missing, &self.unreadable, &self.unsafe_paths]
+            .into_iter()
+            .find_map(|m| m.first.as_deref())
+            .map(|p| format!(" (first tried: {p})"))
+            .unwrap_or_default();
+        let rows = match self.total() {
+            1 => "the 1 row".to_string(),
+            n => format!("any of the {n} rows"),
+        };
+        Some(format!("no raw-output file was found for {rows} without a raw output of their own{first}"))
+    }
+
     /// The line a person reads after the output, e.g. `raw-output files (--raw-outputs
     /// T): 0 found, 12 missing (first tried: /srv/7.json), 0 unreadable, 0 unsafe`; `None`
     /// when no row was looked up.

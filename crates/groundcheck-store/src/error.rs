@@ -8,7 +8,6 @@ use sqlx::mysql::MySqlDatabaseError;
 use sqlx::postgres::PgDatabaseError;
 use sqlx::sqlite::SqliteError;
 
-use crate::schema::MIGRATIONS_TABLE;
 use crate::url::{redact, scrub, server, Engine};
 use crate::wait::{no_answer, seconds};
 
@@ -121,16 +120,6 @@ impl StoreError {
             MigrateError::Execute(e) | MigrateError::ExecuteMigration(e, _) => {
                 StoreError::query(url, "applying the migrations", e)
             }
-            MigrateError::VersionMismatch(version) => StoreError::new(
-                ErrorKind::Other,
-                url,
-                "applying the migrations",
-                format!(
-                    "{MIGRATIONS_TABLE} records version {version} with a checksum other than that of \
-                     groundcheck's migration {version}: that row was not written by this groundcheck (or its \
-                     migration file was edited); nothing was migrated and the row was left as it is"
-                ),
-            ),
             other => StoreError::new(ErrorKind::Other, url, "applying the migrations", other),
         }
     }

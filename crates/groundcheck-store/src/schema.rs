@@ -252,7 +252,19 @@ impl Store {
             }
         };
         *self.found.lock().unwrap_or_else(|e| e.into_inner()) = None;
-        result.map_err(|e| StoreError::migrate(&self.url, &e))
+        result.map_err(|e| match e {
+            sqlx::migrate::MigrateError::VersionMismatch(version) => StoreError::new(
+                ErrorKind::Other,
+                &self.url,
+                action,
+                format!(
+                    "{MIGRATIONS_TABLE} records version {version} with a checksum other than that of \
+                     groundcheck's migration {version}: that row was not written by this groundcheck (or its \
+                     migration file was edited); nothing was migrated and the row was left as it is"
+                ),
+            ),
+            e => StoreError::migrate(&self.url, &e),
+        })
     }
 
     /// The columns of `tool_invocation` this database lacks (an agent schema older than the

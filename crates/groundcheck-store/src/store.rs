@@ -157,6 +157,17 @@ impl Store {
         }
     }
 
+    /// How long each statement may wait for its answer
+    /// ([`STATEMENT_TIMEOUT`](crate::STATEMENT_TIMEOUT) unless set).
+    pub fn statement_timeout(&self) -> std::time::Duration {
+        self.wait
+    }
+
+    /// Sets how long each statement may wait for its answer (at least a millisecond).
+    pub fn set_statement_timeout(&mut self, wait: std::time::Duration) {
+        self.wait = wait.max(std::time::Duration::from_millis(1));
+    }
+
     /// The URL with its password redacted, for messages.
     pub fn display_url(&self) -> String {
         redact(&self.url)

@@ -2,7 +2,7 @@
 //! that drops packets without a reset) would otherwise keep a command waiting for ever, since
 //! a connection that is open but silent never fails by itself. Each statement, each row of a
 //! streamed read, each `BEGIN` and `COMMIT`, and taking a connection from the pool, waits at
-//! most [`Store::statement_timeout`]; past it the call fails with [`ErrorKind::NoAnswer`],
+//! most [`Store::statement_timeout`](crate::Store::statement_timeout); past it the call fails with [`ErrorKind::NoAnswer`],
 //! naming the server's host and port. Migrations are not bounded: building an index on a
 //! large agent table may rightly take longer than any statement of a job.
 //!
@@ -11,9 +11,8 @@
 use std::future::Future;
 use std::time::Duration;
 
-use crate::store::Store;
-
-/// How long a statement may go without an answer unless [`Store::set_statement_timeout`]
+/// How long a statement may go without an answer unless
+/// [`Store::set_statement_timeout`](crate::Store::set_statement_timeout)
 /// says otherwise: far above what any statement of groundcheck's takes on a live server
 /// (a batch's read or write), and short enough that a frozen one is noticed in a minute.
 pub const STATEMENT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -50,16 +49,4 @@ impl<T, F: Future<Output = Result<T, sqlx::Error>>> Within<T> for F {}
 pub(crate) fn no_answer(err: &sqlx::Error) -> Option<Duration> {
     let sqlx::Error::Io(io) = err else { return None };
     io.get_ref()?.downcast_ref::<NoAnswer>().map(|n| n.0)
-}
-
-impl Store {
-    /// How long each statement may wait for its answer ([`STATEMENT_TIMEOUT`] unless set).
-    pub fn statement_timeout(&self) -> Duration {
-        self.wait
-    }
-
-    /// Sets how long each statement may wait for its answer (at least a millisecond).
-    pub fn set_statement_timeout(&mut self, wait: Duration) {
-        self.wait = wait.max(Duration::from_millis(1));
-    }
 }
