@@ -40,6 +40,12 @@ pub(crate) struct Plan {
     top: Repeats,
     /// The largest repeat bound of any query inside a filter, at any depth.
     filters: Repeats,
+    /// The path as the work model reads it (see [`work`]).
+    work: QueryPlan,
+    /// What the work model needs to look at: nothing when the path has neither a filter nor
+    /// a descendant segment (its work is its lists'), the document's size and depth alone when
+    /// it has no filter and one descendant segment, the model otherwise.
+    cost: CostClass,
 }
 
 /// The repeat bound `m × D^p` of a query's node lists (see the module's docs).
@@ -153,8 +159,29 @@ impl Plan {
             }
             segments.push(Segment { selectors });
         }
-        Some(Plan { segments, top: repeats(&texts), filters })
+        let work = query_plan(&texts)?;
+        let has_filter = path_has_filter(&work);
+        let descents = work.segments.iter().filter(|s| s.descendant).count();
+        let cost = match (has_filter, descents) {
+            (false, 0) => CostClass::Lists,
+            (false, 1) => CostClass::OneDescent,
+            _ => CostClass::Model,
+        };
+        Some(Plan { segments, top: repeats(&texts), filters, work, cost })
     }
+}
+
+/// How much of the document the work check needs (see [`Plan`]'s `cost`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CostClass {
+    Lists,
+    OneDescent,
+    Model,
+}
+
+/// Whether any segment of the query has a filter selector.
+fn path_has_filter(query: &QueryPlan) -> bool {
+    query.segments.iter().any(|s| s.selectors.iter().any(|sel| matches!(sel, SelectorPlan::Filter(_))))
 }
 
 /// Why a query may not run: it selects, or would pass through, more nodes than allowed.
@@ -171,8 +198,18 @@ pub(crate) fn query<'v>(
     max_nodes: usize,
 ) -> Result<Vec<&'v Value>, OverBudget> {
     let plan = plan.ok_or(OverBudget)?;
+    let mut sized = None;
+    if plan.cost != CostClass::Lists {
+        let (nodes, depth) = *sized.get_or_insert_with(|| size_of(root));
+        let budget = work_budget(max_nodes, nodes);
+        let fits_statically = plan.cost == CostClass::OneDescent
+            && one_descent_bound(plan, nodes, depth).is_some_and(|bound| bound <= budget);
+        if !fits_statically {
+            work(&plan.work, root, budget)?;
+        }
+    }
     if !(plan.top.small() && plan.filters.small()) {
-        let (nodes, depth) = size_of(root);
+        let (nodes, depth) = *sized.get_or_insert_with(|| size_of(root));
         let budget = FACTOR.saturating_mul((max_nodes as u64).max(nodes));
         if plan.filters.at(depth).saturating_mul(nodes) > budget {
             return Err(OverBudget);
@@ -259,6 +296,467 @@ fn size_of(root: &Value) -> (u64, u64) {
         }
     }
     (nodes, deepest)
+}
+
+/// How many work units per node of the node budget ([`FACTOR`] times the larger of the node
+/// limit and the document's node count) a query's evaluation may spend: the paths of the
+/// fixtures, the JSONPath Compliance Test Suite and the hostile corpus spend far less (see
+/// `the_work_of_every_compliance_query_fits`).
+pub(crate) const WORK_FACTOR: u64 = 16;
+
+/// The string bytes that cost one work unit, where serde_json_path compares, measures or
+/// matches a string (a byte compared costs far less than a node visited).
+const BYTES_PER_UNIT: u64 = 64;
+
+/// The work budget of a query on a document of `nodes` nodes.
+fn work_budget(max_nodes: usize, nodes: u64) -> u64 {
+    FACTOR.saturating_mul((max_nodes as u64).max(nodes)).saturating_mul(WORK_FACTOR)
+}
+
+/// A query as the work model reads it: its segments, each selector with what the model
+/// needs to know of it.
+#[derive(Debug, Clone)]
+struct QueryPlan {
+    segments: Vec<SegmentPlan>,
+}
+
+#[derive(Debug, Clone)]
+struct SegmentPlan {
+    descendant: bool,
+    selectors: Vec<SelectorPlan>,
+}
+
+#[derive(Debug, Clone)]
+enum SelectorPlan {
+    Wildcard,
+    /// A name, index or slice, as `$[selector]`: run on one node, it selects what the
+    /// selector selects among that node's children.
+    Plain(String),
+    Filter(Box<FilterPlan>),
+}
+
+/// What a filter expression costs on one candidate node.
+#[derive(Debug, Clone, Default)]
+struct FilterPlan {
+    /// The expression's queries, each with whether it starts at the root (`$`).
+    queries: Vec<(bool, QueryPlan)>,
+    /// The comparisons' and functions' own costs.
+    costs: Vec<Cost>,
+    /// The expression as written (for the tests' reference evaluation).
+    #[cfg_attr(not(test), allow(dead_code))]
+    text: String,
+}
+
+/// A bound on the size (in work units) of a value an expression compares or hands to a
+/// function, on a candidate node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Size {
+    Const(u64),
+    /// At most the candidate's subtree: what a query from `@` selects.
+    Current,
+    /// At most the whole document: what a query from `$` selects.
+    Root,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Cost {
+    /// A comparison: equality stops at the smaller side.
+    Min(Size, Size),
+    /// `match()`, `search()`, `length()`: each argument read in full.
+    Sum(Vec<Size>),
+}
+
+/// The work plan of a query of these segments; `None` when a filter expression cannot be
+/// read (see [`ExpressionReader`]).
+fn query_plan(segments: &[SegmentText<'_>]) -> Option<QueryPlan> {
+    let mut plans = Vec::with_capacity(segments.len());
+    for segment in segments {
+        let mut selectors = Vec::with_capacity(segment.selectors.len());
+        for selector in &segment.selectors {
+            selectors.push(match selector {
+                SelectorText::Wildcard => SelectorPlan::Wildcard,
+                SelectorText::Bracketed("*") => SelectorPlan::Wildcard,
+                _ => match selector.filter() {
+                    Some(expression) => SelectorPlan::Filter(Box::new(filter_plan(expression)?)),
+                    None => SelectorPlan::Plain(format!("${}", selector.bracketed())),
+                },
+            });
+        }
+        plans.push(SegmentPlan { descendant: segment.descendant, selectors });
+    }
+    Some(QueryPlan { segments: plans })
+}
+
+/// The work plan of a filter expression (text serde_json_path has parsed, so valid).
+fn filter_plan(expression: &str) -> Option<FilterPlan> {
+    let plan = FilterPlan { text: expression.to_string(), ..FilterPlan::default() };
+    let mut reader = ExpressionReader { text: expression, at: 0, plan };
+    reader.sequence()?;
+    (reader.at >= expression.len()).then_some(reader.plan)
+}
+
+/// Reads a filter expression for its costs: its queries (each with its own plan), its
+/// comparisons and the arguments of the functions that read a value in full. Logical
+/// operators and negations change no cost (an upper bound evaluates every operand).
+struct ExpressionReader<'t> {
+    text: &'t str,
+    at: usize,
+    plan: FilterPlan,
+}
+
+impl ExpressionReader<'_> {
+    fn skip_blanks(&mut self) {
+        let bytes = self.text.as_bytes();
+        while self.at < bytes.len() && blank(bytes[self.at]) {
+            self.at += 1;
+        }
+    }
+
+    /// Operands and operators up to the end, a `)` or a `,` of this level; the size of the
+    /// value when the sequence is one operand.
+    fn sequence(&mut self) -> Option<Size> {
+        let bytes = self.text.as_bytes();
+        let (mut operands, mut last, mut compared) = (0, Size::Const(1), None);
+        loop {
+            self.skip_blanks();
+            let Some(&b) = bytes.get(self.at) else { break };
+            let next = bytes.get(self.at + 1).copied();
+            match b {
+                b')' | b',' => break,
+                b'!' if next != Some(b'=') => self.at += 1,
+                b'=' | b'!' | b'<' | b'>' => {
+                    self.at += if next == Some(b'=') { 2 } else { 1 };
+                    compared = Some(last);
+                }
+                b'&' | b'|' => {
+                    self.at += if next == Some(b) { 2 } else { 1 };
+                    compared = None;
+                }
+                _ => {
+                    let size = self.operand()?;
+                    operands += 1;
+                    if let Some(left) = compared.take() {
+                        self.plan.costs.push(Cost::Min(left, size));
+                    }
+                    last = size;
+                }
+            }
+        }
+        Some(if operands == 1 { last } else { Size::Const(1) })
+    }
+
+    /// One operand: a parenthesised expression, a query, a literal or a function call.
+    fn operand(&mut self) -> Option<Size> {
+        let bytes = self.text.as_bytes();
+        let start = self.at;
+        match bytes[start] {
+            b'(' => {
+                self.at += 1;
+                self.sequence()?;
+                (bytes.get(self.at) == Some(&b')')).then(|| self.at += 1)?;
+                Some(Size::Const(1))
+            }
+            b'@' | b'$' => {
+                let (texts, end) = segments(self.text, start)?;
+                let root = bytes[start] == b'$';
+                self.plan.queries.push((root, query_plan(&texts)?));
+                self.at = end;
+                Some(if root { Size::Root } else { Size::Current })
+            }
+            b'\'' | b'"' => {
+                self.at = skip_string(bytes, start);
+                Some(Size::Const(1 + (self.at - start) as u64 / BYTES_PER_UNIT))
+            }
+            _ => {
+                let word = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'+' | b'-');
+                while self.at < bytes.len() && word(bytes[self.at]) {
+                    self.at += 1;
+                }
+                if self.at == start {
+                    return None;
+                }
+                if bytes.get(self.at) != Some(&b'(') {
+                    return Some(Size::Const(1));
+                }
+                let name = &self.text[start..self.at];
+                self.at += 1;
+                let mut arguments = Vec::new();
+                loop {
+                    arguments.push(self.sequence()?);
+                    match bytes.get(self.at) {
+                        Some(b',') => self.at += 1,
+                        Some(b')') => break,
+                        _ => return None,
+                    }
+                }
+                self.at += 1;
+                if matches!(name, "match" | "search" | "length") {
+                    self.plan.costs.push(Cost::Sum(arguments.clone()));
+                }
+                Some(if name == "value" { arguments[0] } else { Size::Const(1) })
+            }
+        }
+    }
+}
+
+/// A bound on the work of a query with one descendant segment and no filter, from the
+/// document's node count and depth alone: every list holds each node at most `unions`
+/// times, nodes at one depth before the descendant segment (disjoint subtrees), so each
+/// segment visits at most `unions × nodes` entries, each with its selectors, and copies a
+/// selected node at most once per level it is passed up.
+fn one_descent_bound(plan: &Plan, nodes: u64, depth: u64) -> Option<u64> {
+    let widest = plan.work.segments.iter().map(|s| s.selectors.len() as u64).max()?;
+    let per_segment = plan.top.unions.checked_mul(widest)?.checked_mul(nodes)?.checked_mul(depth + 5)?;
+    per_segment.checked_mul(plan.work.segments.len() as u64 + 1)
+}
+
+/// The document as the work model walks it: nodes in pre-order (a node's subtree is the
+/// range from it to its `end`), each with its depth and its subtree's size in work units.
+struct Tree<'v> {
+    values: Vec<&'v Value>,
+    end: Vec<u32>,
+    depth: Vec<u32>,
+    /// Work units of the node's subtree: one per node, one per [`BYTES_PER_UNIT`] of its
+    /// strings and member names.
+    weight: Vec<u64>,
+}
+
+impl<'v> Tree<'v> {
+    /// Walks `root` without recursion.
+    fn of(root: &'v Value) -> Tree<'v> {
+        enum Step<'v> {
+            Enter(&'v Value, u32, usize),
+            Leave(usize),
+        }
+        let mut tree = Tree { values: Vec::new(), end: Vec::new(), depth: Vec::new(), weight: Vec::new() };
+        let mut own = Vec::new();
+        let mut stack = vec![Step::Enter(root, 0, 0)];
+        while let Some(step) = stack.pop() {
+            match step {
+                Step::Enter(value, depth, name_bytes) => {
+                    let at = tree.values.len();
+                    tree.values.push(value);
+                    tree.end.push(0);
+                    tree.depth.push(depth);
+                    let text = name_bytes + value.as_str().map_or(0, str::len);
+                    own.push(1 + text as u64 / BYTES_PER_UNIT);
+                    stack.push(Step::Leave(at));
+                    match value {
+                        Value::Array(items) => {
+                            stack.extend(items.iter().rev().map(|v| Step::Enter(v, depth + 1, 0)))
+                        }
+                        Value::Object(members) => stack
+                            .extend(members.iter().rev().map(|(k, v)| Step::Enter(v, depth + 1, k.len()))),
+                        _ => {}
+                    }
+                }
+                Step::Leave(at) => tree.end[at] = tree.values.len() as u32,
+            }
+        }
+        let mut before = Vec::with_capacity(own.len() + 1);
+        before.push(0u64);
+        for units in &own {
+            before.push(before.last().unwrap().saturating_add(*units));
+        }
+        tree.weight = (0..own.len()).map(|i| before[tree.end[i] as usize] - before[i]).collect();
+        tree
+    }
+
+    fn children(&self, node: u32) -> impl Iterator<Item = u32> + '_ {
+        let end = self.end[node as usize];
+        let first = Some(node + 1).filter(|&child| child < end);
+        std::iter::successors(first, move |&child| Some(self.end[child as usize]).filter(|&next| next < end))
+    }
+}
+
+/// A list of the model: distinct nodes, each with how many times it is in the list.
+type List = Vec<(u32, u64)>;
+
+/// Checks that evaluating `query` on `root` costs at most `budget` work units, by the work
+/// model: [`OverBudget`] as soon as it would cost more. The model follows serde_json_path's
+/// evaluation with each list kept as distinct nodes and their repeats, every filter taken to
+/// keep every node it tests (an upper bound), and counts one unit for each time it enters a
+/// segment or a query on a node, visits a node of a descendant segment, tests, selects or
+/// copies a node from one list into the next (once per level a descendant segment passes it
+/// up), and the sizes [`Cost`] names for comparisons and functions. A filter's queries run,
+/// in serde_json_path, once per node tested: the model runs each on all the tested nodes at
+/// once, with their repeats, so its own cost is a few passes over the document per segment
+/// of the path, whatever the path would cost.
+fn work(query: &QueryPlan, root: &Value, budget: u64) -> Result<u64, OverBudget> {
+    let tree = Tree::of(root);
+    let mut model = Model { tree: &tree, budget, spent: 0 };
+    model.query(query, vec![(0, 1)])?;
+    Ok(model.spent)
+}
+
+struct Model<'t, 'v> {
+    tree: &'t Tree<'v>,
+    budget: u64,
+    spent: u64,
+}
+
+/// One node a segment runs on, with its repeats and how many copies each node it selects
+/// costs (its repeats, times the levels a descendant segment passes it up).
+struct Visit {
+    node: u32,
+    repeats: u64,
+    copies: u64,
+}
+
+impl Model<'_, '_> {
+    fn spend(&mut self, units: u64) -> Result<(), OverBudget> {
+        self.spent = self.spent.saturating_add(units);
+        if self.spent > self.budget {
+            return Err(OverBudget);
+        }
+        Ok(())
+    }
+
+    fn query(&mut self, query: &QueryPlan, start: List) -> Result<List, OverBudget> {
+        self.spend(total(&start))?;
+        let mut list = start;
+        for segment in &query.segments {
+            if list.is_empty() {
+                break;
+            }
+            list = self.segment(segment, &list)?;
+        }
+        Ok(list)
+    }
+
+    fn segment(&mut self, segment: &SegmentPlan, list: &List) -> Result<List, OverBudget> {
+        let visits = if segment.descendant {
+            self.descend(list)
+        } else {
+            list.iter().map(|&(node, repeats)| Visit { node, repeats, copies: repeats }).collect()
+        };
+        let mut next: List = Vec::new();
+        let mut at: HashMap<u32, usize> = HashMap::new();
+        let mut add = |next: &mut List, node: u32, repeats: u64| match at.entry(node) {
+            std::collections::hash_map::Entry::Occupied(slot) => {
+                let entry = &mut next[*slot.get()].1;
+                *entry = entry.saturating_add(repeats);
+            }
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(next.len());
+                next.push((node, repeats));
+            }
+        };
+        for selector in &segment.selectors {
+            let compiled = match selector {
+                SelectorPlan::Plain(text) => Some(JsonPath::parse(text).map_err(|_| OverBudget)?),
+                _ => None,
+            };
+            let mut tested: List = Vec::new();
+            for visit in &visits {
+                self.spend(visit.repeats)?;
+                let children: Vec<u32> = match (selector, &compiled) {
+                    (SelectorPlan::Plain(_), Some(compiled)) => self.select(compiled, visit.node),
+                    _ => self.tree.children(visit.node).collect(),
+                };
+                let count = children.len() as u64;
+                self.spend(visit.repeats.saturating_add(visit.repeats.saturating_mul(count)))?;
+                self.spend(visit.copies.saturating_mul(count))?;
+                for child in children {
+                    add(&mut next, child, visit.repeats);
+                    if let SelectorPlan::Filter(_) = selector {
+                        tested.push((child, visit.repeats));
+                    }
+                }
+            }
+            if let SelectorPlan::Filter(filter) = selector {
+                self.filter(filter, tested)?;
+            }
+        }
+        Ok(next)
+    }
+
+    /// The children of `node` that `compiled` (`$[selector]`) selects.
+    fn select(&self, compiled: &JsonPath, node: u32) -> Vec<u32> {
+        let value = self.tree.values[node as usize];
+        let selected = compiled.query(value).all();
+        if selected.is_empty() {
+            return Vec::new();
+        }
+        let children: Vec<u32> = self.tree.children(node).collect();
+        selected
+            .into_iter()
+            .filter_map(|s| children.iter().copied().find(|&c| std::ptr::eq(self.tree.values[c as usize], s)))
+            .collect()
+    }
+
+    /// Every node of the subtrees of the list's nodes, each with the repeats of the list's
+    /// nodes it lies in (itself included), as serde_json_path's descendant segment visits
+    /// them, and the copies a node it selects there costs.
+    fn descend(&self, list: &List) -> Vec<Visit> {
+        let tree = self.tree;
+        let mut sorted = list.clone();
+        sorted.sort_unstable_by_key(|&(node, _)| node);
+        let mut visits = Vec::new();
+        // (end of the list node's subtree, repeats, repeats × depth) summed down the stack.
+        let mut open: Vec<(u32, u64, u64)> = Vec::new();
+        let mut k = 0;
+        while k < sorted.len() {
+            let top_end = tree.end[sorted[k].0 as usize];
+            let mut node = sorted[k].0;
+            while node < top_end {
+                while open.last().is_some_and(|&(end, _, _)| end <= node) {
+                    open.pop();
+                }
+                let (mut repeats, mut deep) = open.last().map_or((0, 0), |&(_, r, d)| (r, d));
+                while k < sorted.len() && sorted[k].0 == node {
+                    repeats = repeats.saturating_add(sorted[k].1);
+                    let depth = u64::from(tree.depth[node as usize]);
+                    deep = deep.saturating_add(sorted[k].1.saturating_mul(depth));
+                    open.push((tree.end[node as usize], repeats, deep));
+                    k += 1;
+                }
+                let levels = repeats.saturating_mul(u64::from(tree.depth[node as usize]) + 1);
+                visits.push(Visit { node, repeats, copies: levels.saturating_sub(deep) });
+                node += 1;
+            }
+            open.clear();
+        }
+        visits
+    }
+
+    /// The cost of testing a filter on every node of `tested`, with its repeats.
+    fn filter(&mut self, filter: &FilterPlan, tested: List) -> Result<(), OverBudget> {
+        let times = total(&tested);
+        if times == 0 {
+            return Ok(());
+        }
+        for cost in &filter.costs {
+            for &(node, repeats) in &tested {
+                let size = |size: &Size| match size {
+                    Size::Const(units) => *units,
+                    Size::Current => self.tree.weight[node as usize],
+                    Size::Root => self.tree.weight[0],
+                };
+                let units = match cost {
+                    Cost::Min(left, right) => size(left).min(size(right)),
+                    Cost::Sum(sizes) => sizes.iter().map(size).fold(0u64, u64::saturating_add),
+                };
+                self.spend(repeats.saturating_mul(units))?;
+            }
+        }
+        for (from_root, query) in &filter.queries {
+            if *from_root {
+                // The same query on the same root, once per test: its cost times the tests.
+                let before = self.spent;
+                self.query(query, vec![(0, 1)])?;
+                self.spend((self.spent - before).saturating_mul(times - 1))?;
+            } else {
+                self.query(query, tested.clone())?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The number of entries of a list, counting repeats.
+fn total(list: &List) -> u64 {
+    list.iter().fold(0u64, |sum, &(_, n)| sum.saturating_add(n))
 }
 
 /// The repeat bound of a query of these segments.
@@ -518,6 +1016,203 @@ mod tests {
                     .map(|k| (["a", "b", "c"][k as usize].to_string(), random_doc(next, depth - 1)))
                     .collect(),
             ),
+        }
+    }
+
+    /// A chain `depth` deep: objects (`{"a":{"a":…}}`) or arrays (`[[…]]`).
+    fn chain(depth: usize, objects: bool) -> Value {
+        let mut value = Value::from(1);
+        for _ in 0..depth {
+            value = if objects { serde_json::json!({ "a": value }) } else { Value::Array(vec![value]) };
+        }
+        value
+    }
+
+    fn run(path: &str, doc: &Value) -> Result<usize, OverBudget> {
+        query(&JsonPath::parse(path).unwrap(), Plan::read(path).as_ref(), doc, 100_000).map(|n| n.len())
+    }
+
+    /// serde_json_path evaluates a filter's query once per node it tests, so descendant
+    /// segments nested in filters cost about the depth once more per filter: three on a
+    /// chain 1,000 deep would never end. They are refused before they run; one such filter,
+    /// whose work is about the depth squared over two, runs.
+    #[test]
+    fn descendant_segments_nested_in_filters_are_refused_before_they_run() {
+        for objects in [true, false] {
+            let deep = chain(1_000, objects);
+            assert_eq!(run("$..[?@..[?@..[?@..b]]]", &deep), Err(OverBudget), "{objects}");
+            assert_eq!(run("$..[?@..[?@..b]]", &deep), Err(OverBudget), "{objects}");
+            assert_eq!(run("$..[?@..b]", &deep), Ok(0), "{objects}");
+            let eight = format!("$..{}b{}", "[?@..".repeat(8), "]".repeat(8));
+            assert_eq!(run(&eight, &chain(512, objects)), Err(OverBudget), "{objects}");
+            // A filter's root query runs once per node tested too.
+            assert_eq!(run("$..[?$..[?$..b]]", &deep), Err(OverBudget), "{objects}");
+        }
+        // Wildcards nest the same way on wide arrays: each `[*]` filter tests every element
+        // of every element.
+        let wide: Value =
+            serde_json::from_str(&format!("[{}]", vec!["[1,2,3,4,5,6,7,8,9,10]"; 30_000].join(","))).unwrap();
+        assert_eq!(run("$[?@[*]]", &wide), Ok(30_000));
+        let doc = serde_json::json!({"a": vec![0; 200_000], "b": "x".repeat(1 << 20)});
+        // Each of 200,000 tests compares a 1 MiB string with itself.
+        assert_eq!(run("$.a[?$.b == $.b]", &doc), Err(OverBudget));
+        assert_eq!(run("$.a[?@ == $.b]", &doc), Ok(0));
+    }
+
+    /// The model's work is an upper bound of serde_json_path's: a reference evaluation that
+    /// follows serde_json_path's own algorithm step by step (each list built in full, each
+    /// filter tested on each node for real, its queries run once per node tested), counting
+    /// the units the model counts, never spends more than the model says; and its lists are
+    /// serde_json_path's, node for node, so it does follow that algorithm.
+    #[test]
+    fn the_work_bound_holds_against_a_reference_evaluation_on_random_paths() {
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let selectors = [
+            "*",
+            "0",
+            "-1",
+            "'a'",
+            "'b'",
+            "0:2",
+            "::-1",
+            "?@.a",
+            "?@..a",
+            "?@[*]",
+            "?@.a == @.b",
+            "?@..[?@.b]",
+            "?@[?@..a] || @ == 1",
+            "?$..a",
+            "?length(@) > 1",
+            "?match(@, 'a')",
+            "?count(@..*) > 2",
+            "?value(@..a) == 1",
+            "?@ == $[0]",
+            "?!@..[?@[*]]",
+            "?search(@.a, 'a.')",
+        ];
+        let (mut checked, mut one_descent) = (0, 0);
+        let mut most = 0u64;
+        for _ in 0..4_000 {
+            let doc = random_doc(&mut next, 5);
+            let mut path = String::from("$");
+            for _ in 0..1 + next(4) {
+                path.push_str(if next(2) == 0 { ".." } else { "" });
+                let union: Vec<&str> =
+                    (0..1 + next(2)).map(|_| selectors[next(selectors.len() as u64) as usize]).collect();
+                path.push_str(&format!("[{}]", union.join(",")));
+            }
+            let compiled = JsonPath::parse(&path).unwrap();
+            let plan = Plan::read(&path).unwrap_or_else(|| panic!("{path}"));
+            let bound = work(&plan.work, &doc, u64::MAX).unwrap();
+            let tree = Tree::of(&doc);
+            let mut reference = Reference { tree: &tree, root: &doc, spent: 0 };
+            let list = reference.query(&plan.work, &doc);
+            if !path[1..].contains('$') {
+                let truth = compiled.query(&doc).all();
+                assert_eq!(list.len(), truth.len(), "{path} on {doc}");
+                assert!(list.iter().zip(&truth).all(|(a, b)| std::ptr::eq(*a, *b)), "{path} on {doc}");
+            }
+            assert!(bound >= reference.spent, "{path} on {doc}: {bound} < {}", reference.spent);
+            if plan.cost == CostClass::OneDescent {
+                let (nodes, depth) = size_of(&doc);
+                let shortcut = one_descent_bound(&plan, nodes, depth).unwrap();
+                assert!(shortcut >= reference.spent, "{path} on {doc}: {shortcut} < {}", reference.spent);
+                one_descent += 1;
+            }
+            most = most.max(reference.spent);
+            checked += 1;
+        }
+        assert_eq!(checked, 4_000);
+        assert!(most > 1_000 && one_descent > 50, "{most} {one_descent}");
+    }
+
+    /// serde_json_path's evaluation, step by step, counting the model's units.
+    struct Reference<'t, 'v> {
+        tree: &'t Tree<'v>,
+        root: &'v Value,
+        spent: u64,
+    }
+
+    impl<'v> Reference<'_, 'v> {
+        fn index(&self, value: &Value) -> usize {
+            self.tree.values.iter().position(|v| std::ptr::eq(*v, value)).unwrap()
+        }
+
+        fn query(&mut self, query: &QueryPlan, start: &'v Value) -> Vec<&'v Value> {
+            self.spent += 1;
+            let mut list = vec![start];
+            for segment in &query.segments {
+                let mut next = Vec::new();
+                for node in list {
+                    next.extend(self.segment(segment, node, node));
+                }
+                list = next;
+            }
+            list
+        }
+
+        /// What `segment` selects from `node`, and below it for a descendant segment started
+        /// at `from`; each node returned is copied once into the caller's list.
+        fn segment(&mut self, segment: &SegmentPlan, node: &'v Value, from: &'v Value) -> Vec<&'v Value> {
+            let mut found = Vec::new();
+            let levels = (self.tree.depth[self.index(node)] - self.tree.depth[self.index(from)]) as u64 + 1;
+            let children: Vec<&'v Value> = match node {
+                Value::Array(items) => items.iter().collect(),
+                Value::Object(members) => members.values().collect(),
+                _ => Vec::new(),
+            };
+            for selector in &segment.selectors {
+                self.spent += 1;
+                let selected: Vec<&'v Value> = match selector {
+                    SelectorPlan::Wildcard => children.clone(),
+                    SelectorPlan::Plain(text) => JsonPath::parse(text).unwrap().query(node).all(),
+                    SelectorPlan::Filter(filter) => {
+                        let passing: Option<Vec<&Value>> = (!filter.text.contains('$')).then(|| {
+                            JsonPath::parse(&format!("$[?{}]", filter.text)).unwrap().query(node).all()
+                        });
+                        let mut kept = Vec::new();
+                        for &child in &children {
+                            self.test(filter, child);
+                            if passing.as_ref().is_none_or(|p| p.iter().any(|v| std::ptr::eq(*v, child))) {
+                                kept.push(child);
+                            }
+                        }
+                        kept
+                    }
+                };
+                self.spent += 1 + selected.len() as u64 + levels * selected.len() as u64;
+                found.extend(selected);
+            }
+            if segment.descendant {
+                for child in children {
+                    found.extend(self.segment(segment, child, from));
+                }
+            }
+            found
+        }
+
+        fn test(&mut self, filter: &FilterPlan, node: &'v Value) {
+            let at = self.index(node);
+            let size = |size: &Size| match size {
+                Size::Const(units) => *units,
+                Size::Current => self.tree.weight[at],
+                Size::Root => self.tree.weight[0],
+            };
+            for cost in &filter.costs {
+                self.spent += match cost {
+                    Cost::Min(left, right) => size(left).min(size(right)),
+                    Cost::Sum(sizes) => sizes.iter().map(size).sum(),
+                };
+            }
+            for (from_root, query) in &filter.queries {
+                self.query(query, if *from_root { self.root } else { node });
+            }
         }
     }
 }
