@@ -87,3 +87,34 @@ fn the_limit_flags_raise_resolves_limits_as_they_raise_verifications() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(out.stdout.contains("\"value\": 1}"), "{}", &out.stdout[..200.min(out.stdout.len())]);
 }
+
+/// serde_json_path runs a filter's query once per node the filter tests, so descendant
+/// segments nested in filters cost about the depth once more per filter:
+/// `$..[?@..[?@..[?@..b]]]` on a chain 1,000 deep never ended (two such filters: 31 s in a
+/// debug build). Resolve stops at the node limit before the path runs, for a chain of
+/// objects and of arrays, and for eight such filters on a 512-deep document; the command
+/// runs under `timeout 60`, so a path that still ran would fail here with exit 124.
+#[test]
+fn descendant_segments_nested_in_filters_stop_at_the_node_limit() {
+    let dir = temp_dir();
+    let eight = format!("$..{}b{}", "[?@..".repeat(8), "]".repeat(8));
+    for (open, close) in [("{\"a\":", "}"), ("[", "]")] {
+        write(dir.path(), "deep.json", format!("{}1{}", open.repeat(1_000), close.repeat(1_000)));
+        write(dir.path(), "512.json", format!("{}1{}", open.repeat(511), close.repeat(511)));
+        for (path, file) in [("$..[?@..[?@..[?@..b]]]", "deep.json"), (eight.as_str(), "512.json")] {
+            let out =
+                run_shell(dir.path(), &format!("exec timeout 60 groundcheck resolve --path '{path}' {file}"));
+            assert_eq!(out.code, 2, "{path} {open}: {}", out.stderr);
+            assert_eq!(
+                out.stderr,
+                format!(
+                    "{file}: the path selects more than 100000 nodes (the node limit), counting repeats, or \
+                     would pass through more on its way\n"
+                )
+            );
+        }
+        // One such filter is within the budget and runs.
+        let out = run_shell(dir.path(), "exec timeout 60 groundcheck resolve --path '$..[?@..b]' deep.json");
+        assert_eq!((out.code, out.stdout.as_str()), (0, "[]\n"), "{}", out.stderr);
+    }
+}

@@ -42,3 +42,4 @@ mod store_hints;
 mod structured_views;
 mod template_guard;
 mod tidy;
+mod work_limits;
