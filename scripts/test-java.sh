@@ -3,10 +3,11 @@
 #
 #   scripts/test-java.sh [JUNIT CONSOLE ARGS...]
 #
-# 1. Builds the native library (debug) and the command line the tests compare with.
-# 2. Compiles the Java library (javac --release 17, warnings are errors) and packages
-#    target/java/groundcheck.jar with the native library for this platform inside
-#    (/native/PLATFORM/, debug symbols stripped).
+# 1. Builds the release jar exactly as users get it (scripts/build-jar.sh: the native library
+#    optimised and stripped, in target/java-release/) and the command line the tests compare
+#    with (debug, as the Rust suite builds it).
+# 2. Compiles the Java library's classes alone too (no native library beside them), for the
+#    test of loading from java.library.path.
 # 3. Compiles the README's Java example against the jar alone, and the JUnit 5 tests.
 # 4. Runs them with the JUnit console launcher (Debian's junit5) and fails on any failure, and
 #    on any test skipped or aborted: a suite that did not run is not a passing one.
@@ -35,24 +36,24 @@ case "$arch" in amd64) arch=x86_64 ;; arm64) arch=aarch64 ;; esac
 platform="$os-$arch"
 case "$os" in macos) lib=libgroundcheck_jni.dylib ;; windows) lib=groundcheck_jni.dll ;; *) lib=libgroundcheck_jni.so ;; esac
 
-log "building crates/groundcheck-jni and the groundcheck binary (debug)"
-cargo build --locked -p groundcheck-jni -p groundcheck --quiet
+version="$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)"
+release=target/java-release
+jarfile="$release/groundcheck-$version.jar"
+log "building the release jar (scripts/build-jar.sh) and the groundcheck binary (debug)"
+bash scripts/build-jar.sh --out "$release"
+cargo build --locked --bin groundcheck --quiet
 
 out=target/java
 rm -rf "$out"
-mkdir -p "$out/classes" "$out/resources/native/$platform" "$out/test-classes" "$out/readme"
+mkdir -p "$out/classes" "$out/native" "$out/test-classes" "$out/readme"
 
-log "compiling bindings/java (Java 17)"
+log "compiling bindings/java's classes alone (Java 17)"
 javac --release 17 -Xlint:all -Werror -encoding UTF-8 -d "$out/classes" $(find bindings/java/src/main/java -name '*.java')
-
-strip --strip-debug -o "$out/resources/native/$platform/$lib" "target/debug/$lib" 2>/dev/null \
-  || cp "target/debug/$lib" "$out/resources/native/$platform/$lib"
-echo "$platform" >"$out/resources/native/platforms.txt"
-printf 'Automatic-Module-Name: io.groundcheck\nImplementation-Title: groundcheck\nImplementation-Version: %s\n' \
-  "$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)" >"$out/manifest.txt"
-jar --create --file "$out/groundcheck.jar" --manifest "$out/manifest.txt" \
-  -C "$out/classes" . -C "$out/resources" .
-log "target/java/groundcheck.jar: $(du -k "$out/groundcheck.jar" | cut -f1) KiB, native library for $platform"
+# The jar's own library, for the test that loads it from java.library.path.
+(cd "$out/native" && jar --extract --file "$OLDPWD/$jarfile" "native/$platform/$lib")
+mv "$out/native/native/$platform/$lib" "$out/native/$lib"
+rm -rf "$out/native/native"
+cp "$jarfile" "$out/groundcheck.jar"
 
 # The README's Java example (the first ```java block of its "## Java" section), compiled against
 # the jar alone as a user would; GroundcheckTest runs it.
@@ -74,7 +75,7 @@ java -Xmx512m \
   -Dgroundcheck.readme.classes="$PWD/$out/readme" -Dgroundcheck.readme.class="$class" \
   -Dgroundcheck.jar="$PWD/$out/groundcheck.jar" \
   -Dgroundcheck.classes="$PWD/$out/classes" -Dgroundcheck.test.classes="$PWD/$out/test-classes" \
-  -Dgroundcheck.native.dir="$PWD/target/debug" \
+  -Dgroundcheck.native.dir="$PWD/$out/native" \
   -jar "$junit" --disable-banner --disable-ansi-colors --details=tree --fail-if-no-tests \
   --class-path "$out/groundcheck.jar:$out/test-classes:$mariadb" --scan-class-path "$out/test-classes" \
   "$@" 2>&1 | tee "$out/junit.txt"

@@ -90,7 +90,13 @@ rm -rf "$venv"
 python3 -m venv "$venv"
 "$venv/bin/pip" install --quiet --disable-pip-version-check maturin pytest mypy mcp jsonschema 'psycopg[binary]' pymysql sqlalchemy
 (cd crates/groundcheck-py && VIRTUAL_ENV="$PWD/../../$venv" "../../$venv/bin/maturin" develop --quiet --features test-hooks)
-GROUNDCHECK_BIN="$PWD/target/debug/groundcheck" "$venv/bin/python" -m pytest -q -p no:cacheprovider crates/groundcheck-py/tests
+# The wheel users install (manylinux2014, release), which tests/test_wheel.py checks.
+log "Python: the release wheel, scripts/build-wheel.sh"
+rm -rf target/wheels
+bash scripts/build-wheel.sh --out target/wheels
+wheel="$(ls target/wheels/groundcheck-*-manylinux2014_*.whl)"
+GROUNDCHECK_WHEEL="$PWD/$wheel" GROUNDCHECK_BIN="$PWD/target/debug/groundcheck" \
+  "$venv/bin/python" -m pytest -q -p no:cacheprovider crates/groundcheck-py/tests
 
 # The MCP server: the official MCP Python SDK (`mcp`) drives the binary over stdio. Nothing in
 # it is skipped: a missing package or binary fails the suite.

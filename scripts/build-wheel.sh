@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The Python package as users install it, in one command:
+#
+#   scripts/build-wheel.sh [--out DIR]
+#
+# Builds into DIR (default target/wheels):
+#   groundcheck-VERSION-cp310-abi3-manylinux2014_ARCH.manylinux_2_17_ARCH.whl
+#       one wheel for every CPython from 3.10 (the stable ABI) on any Linux with glibc 2.17 or
+#       later (RHEL/CentOS 7 on, Ubuntu 18.04 on, Debian 10 on), optimised and stripped;
+#   groundcheck-VERSION.tar.gz
+#       the sdist, for `pip install` on any other platform with Rust.
+#
+# The wheel links against glibc 2.17's symbols whatever glibc this machine has: maturin links
+# through zig (the `ziglang` package from PyPI), so no manylinux container is needed. maturin
+# and ziglang are installed into target/wheel-venv (from PyPI) on first use.
+# The wheel's tags and the symbol versions it needs are checked by
+# crates/groundcheck-py/tests/test_wheel.py (GROUNDCHECK_WHEEL names the wheel).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { echo "build-wheel.sh: $*" >&2; }
+
+out=target/wheels
+while (($#)); do
+  case "$1" in
+    --out) out="${2:?--out needs a folder}"; shift 2 ;;
+    *) log "unknown argument $1 (see the top of scripts/build-wheel.sh)"; exit 1 ;;
+  esac
+done
+mkdir -p "$out"
+out="$(realpath "$out")"
+
+venv=target/wheel-venv
+if [[ ! -x $venv/bin/maturin ]] || ! "$venv/bin/python" -c 'import ziglang' 2>/dev/null; then
+  log "installing maturin and ziglang into $venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check 'maturin>=1.9,<2' ziglang
+fi
+
+log "building the manylinux2014 wheel (release, linked through zig)"
+# maturin finds zig as `python -m ziglang` of the Python on PATH.
+(cd crates/groundcheck-py && PATH="$PWD/../../$venv/bin:$PATH" \
+  maturin build --quiet --release --locked --zig --compatibility manylinux2014 --out "$out")
+log "building the sdist"
+(cd crates/groundcheck-py && "../../$venv/bin/maturin" sdist --out "$out" >/dev/null)
+ls -1 "$out" | sed 's/^/build-wheel.sh:   /' >&2
