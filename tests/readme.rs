@@ -58,8 +58,14 @@ const SKIPPED_COMMANDS: &[(&str, &str)] = &[
     ("benches/", "a benchmark script of minutes"),
     ("pip install", "builds the Python package from source in release, with maturin from the network"),
     ("maturin build", "builds the Python wheel in release; the suite builds and tests the package itself"),
-    ("scripts/build-wheel.sh", "builds the release wheel; scripts/test.sh builds it and tests/test_wheel.py tests it"),
-    ("scripts/build-jar.sh", "builds the release jar; scripts/test-java.sh builds it and runs the Java suite on it"),
+    (
+        "scripts/build-wheel.sh",
+        "builds the release wheel; scripts/test.sh builds it and tests/test_wheel.py tests it",
+    ),
+    (
+        "scripts/build-jar.sh",
+        "builds the release jar; scripts/test-java.sh builds it and runs the Java suite on it",
+    ),
     ("mvn ", "installs the built jar into a Maven repository (needs Maven)"),
 ];
 

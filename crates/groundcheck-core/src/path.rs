@@ -750,7 +750,9 @@ mod tests {
             serde_json::from_str(include_str!("../../../tests/data/jsonpath-cts/cts.json")).unwrap();
         let mut general = 0;
         for case in suite["tests"].as_array().unwrap() {
-            let (Some(selector), Some(doc)) = (case["selector"].as_str(), case.get("document")) else { continue };
+            let (Some(selector), Some(doc)) = (case["selector"].as_str(), case.get("document")) else {
+                continue;
+            };
             let Ok(path) = EvidencePath::parse(selector) else { continue };
             let PathKind::JsonPath(compiled, plan) = &path.kind else { continue };
             let plan = plan.as_ref().unwrap_or_else(|| panic!("no plan for {selector}"));
