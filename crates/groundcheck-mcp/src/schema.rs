@@ -99,10 +99,13 @@ fn verify_evidence() -> Tool {
     let input = json!({
         "type": "object",
         "properties": {
-            "raw_output": {"description": "The tool's output as a JSON value (any JSON)."},
+            "raw_output": {"description": "The tool's output. A string is the output's exact text, read as \
+                                           raw_output_text is; an object, array, number or boolean is that \
+                                           JSON value."},
             "raw_output_text": {"type": "string",
                                 "description": "The tool's output as its exact text; parsed as JSON when it is \
-                                                JSON, else one string. Give this or raw_output."},
+                                                JSON, else as JSON Lines or YAML, else one string. Give this or \
+                                                raw_output."},
             "evidence_refs": {"type": "array",
                               "description": "The evidence cited from the output, as in retrieval_details: \
                                               objects {raw_path, text}; raw_path is RFC 9535 JSONPath or an \
@@ -129,7 +132,7 @@ fn verify_evidence() -> Tool {
     Tool::new(
         VERIFY_EVIDENCE,
         "Check evidence you cite against the tool output it came from, before you answer. Give the output \
-         (raw_output as JSON, or raw_output_text) and your evidence_refs ({raw_path, text}). Each quote is looked \
+         (raw_output as JSON or as its text) and your evidence_refs ({raw_path, text}). Each quote is looked \
          for at its path: exactly, then normalized (case, width, white space), then with `...` elisions. The \
          verdict says which refs hold; for a miss it gives the nearest text at the path and where else in the \
          output the quote is, so you can correct the quote or the path.",

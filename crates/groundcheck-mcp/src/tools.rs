@@ -47,14 +47,26 @@ fn output_text(text: Text) -> RawOutput {
 
 /// The invocation and policy `verify_evidence`'s arguments describe.
 ///
-/// `raw_output` is handed to the core as its JSON text, which the core reads as it reads
-/// `raw_output_text` holding JSON (the same document, numbers as written): text costs the
-/// core a fraction of the memory a parsed tree does.
+/// A `raw_output` given as a JSON string is the output's exact text, read exactly as
+/// `raw_output_text` (JSON, else JSON Lines or YAML, else one string): a tool that returns
+/// text returns a string, and a database's JSON column is read back as its text, so a quote
+/// is looked for in the output the tool gave, never in a string's JSON syntax. Any other
+/// `raw_output` value (object, array, number, boolean) is a JSON value, handed to the core as
+/// its JSON text, which the core reads as it reads `raw_output_text` holding JSON (the same
+/// document, numbers as written): text costs the core a fraction of the memory a parsed tree
+/// does. `null` is no raw output, as a column that is NULL.
 pub fn evidence_invocation(mut args: Arguments) -> Result<(Invocation, Policy), BadArgument> {
     let mut policy = args.policy()?;
     let raw_output = match (args.take("raw_output"), args.text("raw_output_text")?) {
         (Some(_), Some(_)) => {
             return Err(BadArgument::new("raw_output", "give raw_output or raw_output_text, not both"));
+        }
+        (Some(value), None) if value.kind() == "a string" => {
+            // The output's text, held to the text size limit as raw_output_text is.
+            let text = value
+                .string()
+                .ok_or_else(|| BadArgument::new("raw_output", "a string that is not JSON text"))?;
+            Some(output_text(text))
         }
         (Some(value), None) => {
             // A value is not held to the size limit of a text (as a bundle's inline raw_output
@@ -336,6 +348,20 @@ mod tests {
         let verdict = structured(&out);
         assert_eq!(verdict["status"], "supported", "{}", out.structured);
         assert_eq!(verdict["refs"][0]["match"], "exact");
+    }
+
+    #[test]
+    fn a_string_raw_output_is_the_outputs_text() {
+        // The quote begins with `"`: in a JSON string value's syntax it would be found at `$`.
+        let output = r#"{"reason": "OOMKilled", "exit_code": 137}"#;
+        let refs = json!([{"raw_path": "$", "text": "\"OOMKilled"}]);
+        let as_string = structured(&call(json!({"raw_output": output, "evidence_refs": refs})).unwrap());
+        let as_text = structured(&call(json!({"raw_output_text": output, "evidence_refs": refs})).unwrap());
+        assert_eq!(as_string, as_text);
+        assert_eq!(as_string["status"], "unsupported", "{as_string}");
+        let refs = json!([{"raw_path": "$.exit_code", "text": "137"}]);
+        let found = structured(&call(json!({"raw_output": output, "evidence_refs": refs})).unwrap());
+        assert_eq!(found["status"], "supported", "{found}");
     }
 
     #[test]

@@ -138,7 +138,11 @@ def evidence_arguments(invocation: dict[str, Any]) -> dict[str, Any]:
         args["evidence_refs"] = []
     if "raw_output" in invocation:
         raw = invocation["raw_output"]
-        if survives_python(raw):
+        if isinstance(raw, str):
+            # A bundle's string raw_output is a JSON string document; a tool's string argument
+            # is the output's text, so the document goes as the text of that JSON string.
+            args["raw_output_text"] = exact(raw)
+        elif survives_python(raw):
             args["raw_output"] = plain(raw)
         else:
             # Numbers a Python float would rewrite (0.950, 1e3): the exact text instead.
@@ -243,6 +247,36 @@ def test_a_misquote_is_told_with_its_nearest_text_and_where_the_quote_is() -> No
             assert verdict["refs"][1]["elsewhere"] == "$['logs'][1]['message']"
             text = result.content[0].text  # type: ignore[union-attr]
             assert "nearest" in text and "found elsewhere at $['logs'][1]['message']" in text, text
+
+    anyio.run(main)
+
+
+def test_a_string_raw_output_is_the_output_s_text() -> None:
+    """A raw_output given as a string is the output's text, read as raw_output_text is (as a
+    database's JSON column read back by a driver, or a tool that returns text): a quote that
+    begins with `"` is not found in the JSON syntax of a string holding that text."""
+    output = '{"reason": "OOMKilled", "exit_code": 137, "ratio": 0.950}'
+    cases = [
+        ([{"raw_path": "$", "text": '"OOMKilled'}], "unsupported"),
+        ([{"raw_path": "$.reason", "text": "OOMKilled"}], "supported"),
+        ([{"raw_path": "$.ratio", "text": "0.950"}], "supported"),
+    ]
+
+    async def main() -> None:
+        async with session() as s:
+            out = await schemas(s)
+            for refs, status in cases:
+                as_string = await call(s, "verify_evidence", {"raw_output": output, "evidence_refs": refs}, out)
+                as_text = await call(s, "verify_evidence", {"raw_output_text": output, "evidence_refs": refs}, out)
+                assert as_string.structured_content == as_text.structured_content
+                assert as_string.structured_content is not None
+                assert as_string.structured_content["status"] == status, (refs, as_string.structured_content)
+            # A JSON string document is still given as its JSON text.
+            document = await call(
+                s, "verify_evidence", {"raw_output_text": json.dumps(output), "evidence_refs": cases[0][0]}, out
+            )
+            assert document.structured_content is not None
+            assert document.structured_content["status"] == "supported"
 
     anyio.run(main)
 
@@ -810,6 +844,9 @@ def test_hostile_and_agent_run_fixtures_get_the_cli_verdict(fixture: Path) -> No
         names = [*COLUMNS, "retrieval_details", "raw_output", "raw_output_text"]
         # A JSON string holds no raw line break: those outside strings are white space.
         arguments = {name: row[name].replace("\n", " ") for name in names if name in row}
+        if arguments.get("raw_output", "").startswith('"'):
+            # A bundle's string raw_output is a JSON string document: sent as that JSON's text.
+            arguments["raw_output_text"] = json.dumps(arguments.pop("raw_output"))
         arguments.setdefault("retrieval_details", "null")
         line = '{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"verify_evidence","arguments":{%s}}}\n' % (
             n, ",".join(f"{json.dumps(k)}:{v}" for k, v in arguments.items()))
