@@ -50,3 +50,39 @@ fn descendant_segments_nested_in_filters_are_limit_exceeded() {
         assert_eq!(verify(&shallower, &eight, ""), (json!("limit_exceeded"), json!("nodes")), "{objects}");
     }
 }
+
+/// A general path runs on a tree of the whole document, whose memory grows with its values,
+/// not its bytes: an array of 4,000,000 zeros (8 MB of text) built about 800 MB of tree for
+/// `$[?@ == 1]`. A text of more than 16 times `--max-nodes` values is `limit_exceeded`
+/// (nodes) for a general path, before any tree is built (the command runs in an address space
+/// of 512 MiB here, where the tree could not be built); a singular path on the same text is
+/// located without a tree and verifies.
+#[test]
+fn a_general_path_on_a_text_of_more_values_than_the_budget_is_limit_exceeded() {
+    let zeros = format!("[{}1]", "0,".repeat(4_000_000));
+    let dir = temp_dir();
+    let bundle = json!({"run_id": "run-values", "invocations": [{
+        "id": 1, "tool_name": "query_metrics", "success": true, "raw_output_text": zeros,
+        "retrieval_details": {"evidence_status": "supported",
+            "evidence_refs": [{"raw_path": "$[?@ == 1]", "text": "1"}, {"raw_path": "$[4000000]", "text": "1"}]}}]});
+    write(dir.path(), "bundle.json", bundle.to_string());
+    let refs = |flags: &str| {
+        let script = format!("ulimit -v 524288; exec timeout 60 groundcheck verify --format json {flags} bundle.json");
+        let out = run_shell(dir.path(), &script);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let report: Value = serde_json::from_str(&out.stdout).unwrap();
+        let refs = report["runs"][0]["invocations"][0]["refs"].as_array().unwrap().clone();
+        refs.iter().map(|r| (r["outcome"].clone(), r["limit"].clone())).collect::<Vec<_>>()
+    };
+    // Both refs reach the one document, loaded for the general path: the node limit is theirs.
+    let over = (json!("limit_exceeded"), json!("nodes"));
+    assert_eq!(refs(""), [over.clone(), over]);
+
+    let single = json!({"run_id": "run-values", "invocations": [{
+        "id": 1, "tool_name": "query_metrics", "success": true,
+        "raw_output_text": format!("[{}1]", "0,".repeat(4_000_000)),
+        "retrieval_details": {"evidence_status": "supported",
+            "evidence_refs": [{"raw_path": "$[4000000]", "text": "1"}]}}]});
+    write(dir.path(), "bundle.json", single.to_string());
+    assert_eq!(refs(""), [(json!("verified"), Value::Null)]);
+}

@@ -163,8 +163,8 @@ impl<'a> Document<'a> {
     ) -> Result<Document<'a>, Absent> {
         let taken = match route {
             Route::Located { .. } => &routes.located,
-            Route::Value => &routes.value,
-            Route::Tree => &routes.tree,
+            Route::Value { .. } => &routes.value,
+            Route::Tree { .. } => &routes.tree,
         };
         taken.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let plain = route.load(raw, policy)?;

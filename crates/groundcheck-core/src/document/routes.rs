@@ -17,22 +17,30 @@ use super::views::{TreeDoc, View};
 use super::{Absent, OverLimit};
 use crate::cache::{Compiled, PathCache};
 use crate::claim::ClaimedRef;
-use crate::json::{locate, parse_with_depth_limit, MAX_PATHS};
+use crate::json::{holds_more_values_than, locate, parse_with_depth_limit, MAX_PATHS};
 use crate::path::EvidencePath;
 use crate::policy::{Limit, Policy};
 
 /// The deepest document serde_json parses (its recursion limit); deeper ones take the tree.
 pub(crate) const SERDE_MAX_DEPTH: usize = 127;
 
-/// How an invocation's document is loaded.
+/// How an invocation's document is loaded. `general`: a ref that will be checked has a
+/// general path, which runs on a tree of the whole document ([`GENERAL_VALUES_PER_NODE`]).
 pub(crate) enum Route {
     /// Only what these singular paths (trimmed text, compiled) select is parsed.
     Located { plan: Vec<(String, Compiled)> },
     /// One `serde_json::Value`, when serde_json accepts the text.
-    Value,
+    Value { general: bool },
     /// Our own tree.
-    Tree,
+    Tree { general: bool },
 }
+
+/// A general path runs on a text of at most this many values per value of the node limit
+/// (1,600,000 under the default limits): its tree costs memory per value, whatever the value's
+/// length, and no general query may make an invocation's memory more than a bounded multiple of
+/// what the node limit allows. Past it, every ref reaching the document is `limit_exceeded`
+/// (`nodes`), on every route.
+pub(crate) const GENERAL_VALUES_PER_NODE: usize = 16;
 
 impl Route {
     /// The cheapest route for `refs` over `raw` (`fast: false` always takes the tree).
@@ -46,9 +54,9 @@ impl Route {
         match raw.text() {
             Some(_) if fast => match singular_plan(refs, policy, cache) {
                 Some(plan) => Route::Located { plan },
-                None => Route::Value,
+                None => Route::Value { general: has_general_path(refs, policy, cache) },
             },
-            _ => Route::Tree,
+            _ => Route::Tree { general: has_general_path(refs, policy, cache) },
         }
     }
 
@@ -56,10 +64,38 @@ impl Route {
     pub(crate) fn load<'a>(&self, raw: Raw<'a>, policy: &Policy) -> Result<View<'a>, Absent> {
         match (self, raw) {
             (Route::Located { plan }, Raw::Text(text)) => Ok(located(text, plan, policy)?),
-            (Route::Value, Raw::Text(text)) => value(raw, text, policy),
+            (Route::Value { general }, Raw::Text(text)) => {
+                too_many_values(text, *general, policy)?;
+                value(raw, text, policy)
+            }
+            (Route::Tree { general }, Raw::Text(text)) => {
+                too_many_values(text, *general, policy)?;
+                TreeDoc::load(raw, policy).map(View::Tree)
+            }
             _ => TreeDoc::load(raw, policy).map(View::Tree),
         }
     }
+}
+
+/// The node limit's refusal of a text too large in values for a general path's tree
+/// ([`GENERAL_VALUES_PER_NODE`]); the output size limit is judged first.
+fn too_many_values(text: &str, general: bool, policy: &Policy) -> Result<(), Absent> {
+    let limits = &policy.limits;
+    let cap = limits.max_nodes.saturating_mul(GENERAL_VALUES_PER_NODE);
+    if general && text.len() <= limits.max_output_bytes && holds_more_values_than(text, cap) {
+        return Err(Absent::OverLimit(Limit::Nodes));
+    }
+    Ok(())
+}
+
+/// Whether a ref that will be checked has a valid general path (not of the singular subset).
+fn has_general_path(refs: &[ClaimedRef], policy: &Policy, cache: &PathCache) -> bool {
+    refs.iter().any(|r| {
+        let ClaimedRef::Evidence(r) = r else { return false };
+        let path = r.raw_path.trim();
+        path.chars().count() <= policy.limits.max_path_chars
+            && matches!(cache.get(path).as_ref(), Ok(p) if !p.is_singular())
+    })
 }
 
 /// The distinct singular paths to locate, when every ref that will be checked has one

@@ -8,6 +8,7 @@
 //! general JSONPath query needs one.
 
 mod build;
+mod census;
 mod expand;
 mod lines;
 mod locate;
@@ -20,6 +21,7 @@ mod write;
 mod yaml;
 
 pub use build::JsonBuilder;
+pub(crate) use census::holds_more_values_than;
 pub(crate) use expand::{expand, may_hold_json, may_hold_json_unescaped, Expanded};
 pub(crate) use lines::{json_lines_view, LinesView};
 pub(crate) use locate::{locate, Seg, MAX_PATHS};
