@@ -67,7 +67,8 @@ fn a_general_path_on_a_text_of_more_values_than_the_budget_is_limit_exceeded() {
             "evidence_refs": [{"raw_path": "$[?@ == 1]", "text": "1"}, {"raw_path": "$[4000000]", "text": "1"}]}}]});
     write(dir.path(), "bundle.json", bundle.to_string());
     let refs = |flags: &str| {
-        let script = format!("ulimit -v 524288; exec timeout 60 groundcheck verify --format json {flags} bundle.json");
+        let script =
+            format!("ulimit -v 524288; exec timeout 60 groundcheck verify --format json {flags} bundle.json");
         let out = run_shell(dir.path(), &script);
         assert_eq!(out.code, 0, "{}", out.stderr);
         let report: Value = serde_json::from_str(&out.stdout).unwrap();
