@@ -13,9 +13,10 @@
 #    on any test skipped or aborted: a suite that did not run is not a passing one.
 #
 # Needs javac and jar (default-jdk-headless), /usr/share/java/junit-platform-console-standalone.jar
-# (junit5) and /usr/share/java/mariadb-java-client.jar (libmariadb-java); scripts/test.sh installs
-# them. The JDBC test reads GROUNDCHECK_TEST_MYSQL_URL (scripts/test-databases.sh prints it) and
-# fails without it.
+# (junit5), /usr/share/java/mariadb-java-client.jar (libmariadb-java) and
+# /usr/share/java/postgresql.jar (libpostgresql-jdbc-java); scripts/test.sh installs them. The JDBC
+# tests read GROUNDCHECK_TEST_MYSQL_URL and GROUNDCHECK_TEST_POSTGRES_URL (scripts/test-databases.sh
+# prints them) and fail without them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,8 +24,9 @@ log() { echo "test-java.sh: $*" >&2; }
 
 junit="${GROUNDCHECK_JUNIT_JAR:-/usr/share/java/junit-platform-console-standalone.jar}"
 mariadb="${GROUNDCHECK_MARIADB_JAR:-/usr/share/java/mariadb-java-client.jar}"
-for need in "$junit" "$mariadb"; do
-  [[ -r "$need" ]] || { log "missing $need (apt-get install junit5 libmariadb-java)"; exit 1; }
+postgres="${GROUNDCHECK_POSTGRES_JAR:-/usr/share/java/postgresql.jar}"
+for need in "$junit" "$mariadb" "$postgres"; do
+  [[ -r "$need" ]] || { log "missing $need (apt-get install junit5 libmariadb-java libpostgresql-jdbc-java)"; exit 1; }
 done
 command -v javac >/dev/null || { log "missing javac (apt-get install default-jdk-headless)"; exit 1; }
 
@@ -64,7 +66,7 @@ mv "$out/readme/example.java" "$out/readme/$class.java"
 javac --release 17 -Xlint:all -Werror -encoding UTF-8 -cp "$out/groundcheck.jar" -d "$out/readme" "$out/readme/$class.java"
 
 log "compiling the tests"
-javac --release 17 -Xlint:all -encoding UTF-8 -cp "$out/groundcheck.jar:$junit:$mariadb" -d "$out/test-classes" \
+javac --release 17 -Xlint:all -encoding UTF-8 -cp "$out/groundcheck.jar:$junit:$mariadb:$postgres" -d "$out/test-classes" \
   $(find bindings/java/src/test/java -name '*.java')
 
 log "running JUnit 5"
@@ -77,7 +79,7 @@ java -Xmx512m \
   -Dgroundcheck.classes="$PWD/$out/classes" -Dgroundcheck.test.classes="$PWD/$out/test-classes" \
   -Dgroundcheck.native.dir="$PWD/$out/native" \
   -jar "$junit" --disable-banner --disable-ansi-colors --details=tree --fail-if-no-tests \
-  --class-path "$out/groundcheck.jar:$out/test-classes:$mariadb" --scan-class-path "$out/test-classes" \
+  --class-path "$out/groundcheck.jar:$out/test-classes:$mariadb:$postgres" --scan-class-path "$out/test-classes" \
   "$@" 2>&1 | tee "$out/junit.txt"
 status=${PIPESTATUS[0]}
 set -e

@@ -36,9 +36,10 @@ for need in "${needs[@]}"; do
   read -r cmd package <<<"$need"
   command -v "$cmd" >/dev/null || missing+=("$package")
 done
-# The Java suite's JUnit 5 console launcher and MariaDB's JDBC driver (jars, not commands).
+# The Java suite's JUnit 5 console launcher and the MariaDB and PostgreSQL JDBC drivers (jars).
 [[ -r /usr/share/java/junit-platform-console-standalone.jar ]] || missing+=(junit5)
 [[ -r /usr/share/java/mariadb-java-client.jar ]] || missing+=(libmariadb-java)
+[[ -r /usr/share/java/postgresql.jar ]] || missing+=(libpostgresql-jdbc-java)
 # Python's venv (Debian splits it out of python3).
 python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)
 # The database servers, unless the caller brings its own.

@@ -2,10 +2,14 @@
 //! it or as the caller holds it — read as one bundle's invocations, so every rule about a row
 //! (required columns, types, raw outputs) is the core's own. Two things are the binding's:
 //! a row's text must be exactly one JSON object (so no text can smuggle a second row or a
-//! bundle key in beside it), and a JSON column given as a string is that column's text, read
-//! as the groundcheck store reads it.
+//! bundle key in beside it), a JSON column given as a string is that column's text, read
+//! as the groundcheck store reads it, and a `raw_output` given as a string is the output's
+//! exact text, read exactly as `raw_output_text` (JSON, else JSON Lines or YAML, else one
+//! string) — a JDBC driver hands a JSON column back as its text, and a row's JSON holding
+//! that text holds it as a string. (In a bundle file a string `raw_output` is a JSON string
+//! document; a row is not a bundle.)
 
-use groundcheck_core::{Bundle, Invocation, Json};
+use groundcheck_core::{Bundle, Invocation, Json, RawOutput};
 
 use crate::reply::{Failure, Place};
 
@@ -51,11 +55,87 @@ pub fn invocations(rows: &[String]) -> Result<Vec<Invocation>, Failure> {
         }
     })?;
     let mut invocations = bundle.invocations;
-    for inv in &mut invocations {
+    for (inv, row) in invocations.iter_mut().zip(rows) {
         column_text(&mut inv.retrieval_details);
         column_text(&mut inv.input_params);
+        if member_is_string(row, "raw_output") {
+            output_text(&mut inv.raw_output);
+        }
     }
     Ok(invocations)
+}
+
+/// A raw output given as a JSON string: the string is the output's text, as
+/// `raw_output_text` is read.
+fn output_text(raw: &mut Option<RawOutput>) {
+    let Some(RawOutput::Json(doc)) = raw else { return };
+    if let Ok(text) = serde_json::from_str::<String>(&doc.to_json_string()) {
+        *raw = Some(RawOutput::Text(text));
+    }
+}
+
+/// Whether the object `text` (one row, already checked by [`one_object`]) has a member `name`
+/// whose value is a string (the last such member, as a repeated name is read). Only the
+/// object's own members count; a name is compared with its escapes decoded. No tree is built,
+/// so a flat array of millions of values costs no copy to be told apart from a string.
+fn member_is_string(text: &str, name: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut depth = 0usize;
+    let mut key: Option<(usize, usize)> = None;
+    let mut in_value = false;
+    let mut found = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == b'"' {
+            let start = i;
+            i += 1;
+            while i < bytes.len() && bytes[i] != b'"' {
+                i += if bytes[i] == b'\\' { 2 } else { 1 };
+            }
+            i += 1;
+            if depth == 1 {
+                if in_value {
+                    if key.is_some_and(|k| key_is(text, k, name)) {
+                        found = true;
+                    }
+                    in_value = false;
+                } else {
+                    key = Some((start, i.min(bytes.len())));
+                }
+            }
+            continue;
+        }
+        match b {
+            b':' if depth == 1 => in_value = true,
+            b' ' | b'\t' | b'\n' | b'\r' => {}
+            _ => {
+                if depth == 1 && in_value {
+                    // Any other value: an object, array, number, literal.
+                    if key.is_some_and(|k| key_is(text, k, name)) {
+                        found = false;
+                    }
+                    in_value = false;
+                }
+                match b {
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+            }
+        }
+        i += 1;
+    }
+    found
+}
+
+/// Whether the quoted key at `at` of `text` is `name`, its escapes decoded.
+fn key_is(text: &str, at: (usize, usize), name: &str) -> bool {
+    let quoted = text.get(at.0..at.1).unwrap_or("");
+    if !quoted.contains('\\') {
+        return quoted.len() == name.len() + 2 && &quoted[1..quoted.len() - 1] == name;
+    }
+    serde_json::from_str::<String>(quoted).is_ok_and(|k| k == name)
 }
 
 /// A row that cannot be read: `ROW`, naming the field (and the row, when there are several).
@@ -117,4 +197,36 @@ fn one_object(text: &str) -> bool {
         }
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::member_is_string;
+
+    #[test]
+    fn a_string_member_is_told_from_any_other_value() {
+        let yes = [
+            r#"{"raw_output": "{\"a\": 1}"}"#,
+            r#"{"id": 1, "raw_output" : "x", "tool_name": "q"}"#,
+            r#"{"raw\u005foutput": "x"}"#,
+            r#"{"raw_output": [1], "raw_output": "x"}"#,
+            r#"{"input_params": {"raw_output": 1}, "raw_output": "\"}"}"#,
+        ];
+        for row in yes {
+            assert!(member_is_string(row, "raw_output"), "{row}");
+        }
+        let no = [
+            r#"{"raw_output": {"a": "x"}}"#,
+            r#"{"raw_output": ["x"]}"#,
+            r#"{"raw_output": 1}"#,
+            r#"{"raw_output": null}"#,
+            r#"{"raw_output_text": "x"}"#,
+            r#"{"input_params": {"raw_output": "x"}}"#,
+            r#"{"tool_name": "raw_output", "id": "raw_output"}"#,
+            r#"{"raw_output": "x", "raw_output": {}}"#,
+        ];
+        for row in no {
+            assert!(!member_is_string(row, "raw_output"), "{row}");
+        }
+    }
 }

@@ -22,8 +22,9 @@ import java.util.Objects;
  * <p>The JSON columns, {@code retrieval_details} and {@code input_params}, are given as the
  * column's own text, as the database holds it: JSON text is that JSON, other text a string of
  * it — exactly as the groundcheck store reads the same column. The raw output is given as its
- * exact text ({@code raw_output_text}); text that is not JSON is one string the path {@code $}
- * selects.
+ * exact text ({@code raw_output_text}), read as JSON, else JSON Lines or YAML, else one string
+ * the path {@code $} selects: a JDBC driver's {@code getString} of a JSON column is that text, so
+ * a row gives the verdict {@code groundcheck run} gives for the same table.
  */
 public final class Row {
     private final String json;
@@ -34,8 +35,14 @@ public final class Row {
 
     /**
      * A row given as the JSON text of one object of {@code tool_invocation} columns (plus
-     * {@code raw_output} or {@code raw_output_text}), as a bundle file holds it. A JSON column
-     * given as a string is the column's text, as with the builder.
+     * {@code raw_output} or {@code raw_output_text}), the members a bundle file's invocation has.
+     * A JSON column given as a string is the column's text, as with the builder; and a
+     * {@code raw_output} given as a string is the output's exact text, read exactly as
+     * {@code raw_output_text} — the text a driver returns for a JSON column, put in the row as it
+     * came. That differs from a bundle file, where a string {@code raw_output} is a JSON string
+     * document: to give such a document in a row, give its JSON text as {@code raw_output_text}.
+     * Any other {@code raw_output} (object, array, number, boolean) is that JSON value, and
+     * {@code null} is no raw output.
      */
     public static Row ofJson(String json) {
         return new Row(Objects.requireNonNull(json, "json"));

@@ -18,10 +18,14 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * A real JDBC client: rows that {@code groundcheck import} wrote into MariaDB, read back with
- * MariaDB Connector/J, give {@code groundcheck run}'s verdicts. The server is the test one of
- * scripts/test-databases.sh, named by GROUNDCHECK_TEST_MYSQL_URL; without it this test fails
- * (a Java suite that skipped its database test has not shown what it is for).
+ * Real JDBC clients: rows that {@code groundcheck import} wrote into MariaDB, read back with
+ * MariaDB Connector/J, give {@code groundcheck run}'s verdicts; and rows of a PostgreSQL table
+ * declared as agents declare it ({@code jsonb} and {@code json} raw outputs, {@code NUMERIC}
+ * integers, {@code timestamptz}), read back with the PostgreSQL JDBC driver, give the verdicts
+ * {@code groundcheck verify} gives for a bundle holding the server's text of each value. The
+ * servers are the test ones of scripts/test-databases.sh, named by GROUNDCHECK_TEST_MYSQL_URL and
+ * GROUNDCHECK_TEST_POSTGRES_URL; without them these tests fail (a Java suite that skipped its
+ * database tests has not shown what they are for).
  */
 class JdbcTest {
     /** The tables the storage tests reset, so the import starts from an empty database. */
@@ -83,6 +87,218 @@ class JdbcTest {
                 assertEquals(byId.get(one.id()), one.toJson(), "invocation " + one.id());
             }
         }
+    }
+
+    /** The columns of the PostgreSQL table, as an agent declares them; raw outputs in two types. */
+    private static final String AGENT_TABLE = "(id BIGINT PRIMARY KEY, session_id TEXT, run_id TEXT, "
+            + "step_id NUMERIC(12,0), tool_name TEXT NOT NULL, input_params JSONB, output_preview TEXT, "
+            + "output_length NUMERIC(12,0), is_truncated BOOLEAN, retrieval_details JSONB, "
+            + "duration_ms NUMERIC(12,0), success BOOLEAN, error_message TEXT, created_at TIMESTAMPTZ, "
+            + "raw_jsonb JSONB, raw_json JSON)";
+
+    /** The columns a verdict reads, for the rows and (cast to text) for the bundle. */
+    private static final String VERDICT_COLUMNS = "id, tool_name, output_preview, output_length, is_truncated, "
+            + "retrieval_details, success, error_message";
+
+    @Test
+    void rowsReadWithThePostgresqlDriverGiveVerifysVerdictsForTheServersText(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        String url = System.getenv("GROUNDCHECK_TEST_POSTGRES_URL");
+        if (url == null || url.isEmpty()) {
+            fail("GROUNDCHECK_TEST_POSTGRES_URL is not set: start the test servers "
+                    + "(eval \"$(scripts/test-databases.sh start)\") or run scripts/test.sh");
+        }
+        // A table of this test's own: the storage tests reset groundcheck's tables at any time.
+        String table = "java_jdbc_agent_" + ProcessHandle.current().pid();
+        try (Connection db = connectPostgres(url)) {
+            try (Statement ddl = db.createStatement()) {
+                ddl.execute("DROP TABLE IF EXISTS " + table);
+                ddl.execute("CREATE TABLE " + table + " " + AGENT_TABLE);
+            }
+            try {
+                int rowsFilled = fill(db, table);
+                assertTrue(rowsFilled > 100, "only " + rowsFilled + " rows");
+                // jsonb is PostgreSQL's normalised text: keys reordered, 1e3 written 1000, 0.950 kept.
+                try (Statement q = db.createStatement();
+                        ResultSet rs = q.executeQuery("SELECT '{\"n\": 1e3, \"ratio\": 0.950, \"b\": 1, \"a\": 2}'::jsonb")) {
+                    assertTrue(rs.next());
+                    assertEquals("{\"a\": 2, \"b\": 1, \"n\": 1000, \"ratio\": 0.950}", rs.getString(1));
+                }
+                for (String raw : List.of("raw_jsonb", "raw_json")) {
+                    int checked = agreeWithVerify(db, table, raw, dir);
+                    assertTrue(checked > 100, raw + ": only " + checked + " verdicts");
+                }
+            } finally {
+                try (Statement ddl = db.createStatement()) {
+                    ddl.execute("DROP TABLE IF EXISTS " + table);
+                }
+            }
+        }
+    }
+
+    /**
+     * The invocations of the shipped fixtures, written into {@code table} (ids renumbered); a
+     * raw output that is not JSON is NULL in the column that cannot hold it. The row count.
+     */
+    private static int fill(Connection db, String table) throws Exception {
+        int id = 0;
+        String insert = "INSERT INTO " + table + " (id, session_id, run_id, step_id, tool_name, output_preview, "
+                + "output_length, is_truncated, retrieval_details, duration_ms, success, error_message, created_at) "
+                + "VALUES (?, ?, ?, ?::numeric, ?, ?, ?::numeric, ?, ?::jsonb, ?::numeric, ?, ?, "
+                + "'2026-11-30 10:00:01.5+00'::timestamptz)";
+        try (java.sql.PreparedStatement row = db.prepareStatement(insert);
+                java.sql.PreparedStatement jsonb = db.prepareStatement("UPDATE " + table + " SET raw_jsonb = ?::jsonb WHERE id = ?");
+                java.sql.PreparedStatement json = db.prepareStatement("UPDATE " + table + " SET raw_json = ?::json WHERE id = ?")) {
+            for (java.nio.file.Path fixture : Support.fixtures()) {
+                if (!fixture.getParent().equals(Support.ROOT.resolve("fixtures"))) {
+                    continue;
+                }
+                Object bundle;
+                try {
+                    bundle = Json.parse(java.nio.file.Files.readString(fixture));
+                } catch (GroundcheckException e) {
+                    continue; // nested deeper than this reader goes
+                }
+                Object invocations = Json.map(bundle).get("invocations");
+                if (!(invocations instanceof List)) {
+                    continue;
+                }
+                for (Object item : Json.list(invocations)) {
+                    Map<String, Object> m = Json.map(item);
+                    id++;
+                    row.setLong(1, id);
+                    row.setObject(2, m.get("session_id") instanceof String ? m.get("session_id") : null);
+                    row.setString(3, fixture.getFileName().toString());
+                    row.setString(4, number(m.get("step_id")));
+                    row.setString(5, m.get("tool_name") instanceof String ? (String) m.get("tool_name") : "tool");
+                    row.setObject(6, m.get("output_preview") instanceof String ? m.get("output_preview") : null);
+                    row.setString(7, number(m.get("output_length")));
+                    row.setObject(8, m.get("is_truncated") instanceof Boolean ? m.get("is_truncated") : null);
+                    row.setString(9, m.get("retrieval_details") == null ? null : Json.write(m.get("retrieval_details")));
+                    row.setString(10, number(m.get("duration_ms")));
+                    row.setObject(11, m.get("success") instanceof Boolean ? m.get("success") : null);
+                    row.setObject(12, m.get("error_message") instanceof String ? m.get("error_message") : null);
+                    row.executeUpdate();
+                    String text = m.get("raw_output_text") instanceof String ? (String) m.get("raw_output_text")
+                            : m.get("raw_output") != null ? Json.write(m.get("raw_output")) : null;
+                    if (text != null) {
+                        for (java.sql.PreparedStatement set : List.of(jsonb, json)) {
+                            set.setString(1, text);
+                            set.setLong(2, id);
+                            try {
+                                set.executeUpdate();
+                            } catch (java.sql.SQLException notJson) {
+                                // Not JSON to this type (a YAML or plain-text output): left NULL.
+                            }
+                        }
+                    }
+                }
+            }
+            // A quote that begins with the JSON syntax's own quote: the column's text is the
+            // output, where "OOMKilled is not found at $ (in a JSON string holding it, it would be).
+            id++;
+            row.setLong(1, id);
+            row.setString(5, "kubectl_get_pod");
+            row.setString(9, Support.claim("$", "\"OOMKilled"));
+            for (int column : new int[] {2, 4, 6, 7, 8, 10, 11, 12}) {
+                row.setObject(column, null);
+            }
+            row.executeUpdate();
+            for (java.sql.PreparedStatement set : List.of(jsonb, json)) {
+                set.setString(1, "{\"reason\": \"OOMKilled\", \"exit_code\": 137}");
+                set.setLong(2, id);
+                set.executeUpdate();
+            }
+        }
+        return id;
+    }
+
+    private static String number(Object value) {
+        return value instanceof java.math.BigDecimal ? value.toString() : null;
+    }
+
+    /**
+     * The table's rows with {@code raw} as their raw output, read with {@link Row#fromResultSet},
+     * against {@code groundcheck verify} of a bundle holding the server's text of each column;
+     * the verdicts compared.
+     */
+    private static int agreeWithVerify(Connection db, String table, String raw, java.nio.file.Path dir)
+            throws Exception {
+        List<Row> rows = new ArrayList<>();
+        try (Statement q = db.createStatement();
+                ResultSet rs = q.executeQuery("SELECT " + VERDICT_COLUMNS + ", session_id, run_id, step_id, "
+                        + "input_params, duration_ms, created_at, " + raw + " AS raw_output FROM " + table
+                        + " ORDER BY id")) {
+            while (rs.next()) {
+                rows.add(Row.fromResultSet(rs));
+            }
+        }
+        StringBuilder bundle = new StringBuilder("{\"invocations\": [");
+        try (Statement q = db.createStatement();
+                ResultSet rs = q.executeQuery("SELECT id, tool_name, output_preview, output_length::text, "
+                        + "is_truncated, retrieval_details::text, success, error_message, " + raw + "::text FROM "
+                        + table + " ORDER BY id")) {
+            boolean first = true;
+            while (rs.next()) {
+                bundle.append(first ? "" : ",\n").append("{\"id\": ").append(rs.getLong(1)).append(", \"tool_name\": ");
+                first = false;
+                Json.quote(rs.getString(2), bundle);
+                member(bundle, "output_preview", rs.getString(3), true);
+                member(bundle, "output_length", rs.getString(4), false);
+                member(bundle, "is_truncated", rs.getObject(5) == null ? null : rs.getObject(5).toString(), false);
+                member(bundle, "retrieval_details", rs.getString(6), false);
+                member(bundle, "success", rs.getObject(7) == null ? null : rs.getObject(7).toString(), false);
+                member(bundle, "error_message", rs.getString(8), true);
+                member(bundle, "raw_output_text", rs.getString(9), true);
+                bundle.append('}');
+            }
+        }
+        java.nio.file.Path file = dir.resolve(raw + ".json");
+        java.nio.file.Files.writeString(file, bundle.append("]}").toString());
+        String expected = Support.cli("verify", "--format", "json", file.toString());
+        Map<Long, String> byId = new HashMap<>();
+        for (String verdict : Support.compactVerdicts(expected)) {
+            byId.put(Json.num(Json.map(Json.parse(verdict)).get("id")), verdict);
+        }
+        try (Verifier verifier = new Verifier()) {
+            List<Verdict> verdicts = verifier.verifyRun(rows).verdicts();
+            assertEquals(byId.size(), verdicts.size());
+            for (Verdict v : verdicts) {
+                assertEquals(byId.get(v.id()), v.toJson(), raw + ": row " + v.id());
+            }
+            for (Row row : rows) {
+                Verdict one = verifier.verifyInvocation(row);
+                assertEquals(byId.get(one.id()), one.toJson(), raw + ": row " + one.id());
+            }
+            Verdict last = verifier.verifyInvocation(rows.get(rows.size() - 1));
+            assertEquals(rows.size(), last.id());
+            assertEquals(Status.UNSUPPORTED, last.status(), raw + ": " + last.toJson());
+            assertEquals(Outcome.TEXT_NOT_FOUND, last.refs().get(0).outcome());
+            return verdicts.size();
+        }
+    }
+
+    /** {@code , "name": value} (quoted when {@code quote}, else the value's JSON text); nothing for null. */
+    private static void member(StringBuilder out, String name, String value, boolean quote) {
+        if (value == null) {
+            return;
+        }
+        out.append(", ");
+        Json.quote(name, out);
+        out.append(": ");
+        if (quote) {
+            Json.quote(value, out);
+        } else {
+            out.append(value);
+        }
+    }
+
+    /** {@code postgres://user:password@host:port/db} as a PostgreSQL JDBC connection. */
+    static Connection connectPostgres(String url) throws Exception {
+        URI uri = URI.create(url);
+        String[] user = uri.getRawUserInfo().split(":", 2);
+        String jdbc = "jdbc:postgresql://" + uri.getHost() + ":" + uri.getPort() + uri.getPath();
+        return DriverManager.getConnection(jdbc, decode(user[0]), user.length > 1 ? decode(user[1]) : "");
     }
 
     /** {@code mysql://user:password@host:port/db} as a Connector/J connection. */

@@ -51,6 +51,58 @@ class RowsTest {
         assertEquals(Status.SUPPORTED, VERIFIER.verifyInvocation(inline).status());
     }
 
+    /**
+     * A raw output given as a string in a row's JSON — a JSON column as JDBC's {@code getString}
+     * returns it, put in the row as it came — is the output's text, read as
+     * {@code raw_output_text}: the verdict is the command line's for that text. As a JSON string
+     * document, the quote {@code "OOMKilled} at {@code $} would be found in the string's own
+     * quote characters.
+     */
+    @Test
+    void aStringRawOutputIsTheOutputsText(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        String column = "{\"reason\": \"OOMKilled\", \"exit_code\": 137, \"ratio\": 0.950}";
+        String[][] claims = {{"$", "\"OOMKilled"}, {"$.reason", "OOMKilled"}, {"$.ratio", "0.950"}};
+        StringBuilder bundle = new StringBuilder("{\"invocations\": [");
+        List<Row> rows = new java.util.ArrayList<>();
+        for (int i = 0; i < claims.length; i++) {
+            StringBuilder row = new StringBuilder("{\"id\": " + (i + 1) + ", \"tool_name\": \"kubectl\", \"retrieval_details\": ");
+            row.append(Support.claim(claims[i][0], claims[i][1]));
+            StringBuilder asText = new StringBuilder(row).append(", \"raw_output_text\": ");
+            row.append(", \"raw_output\": ");
+            Json.quote(column, row);
+            Json.quote(column, asText);
+            rows.add(Row.ofJson(row.append('}').toString()));
+            bundle.append(i > 0 ? "," : "").append(asText.append('}'));
+        }
+        java.nio.file.Path file = dir.resolve("rows.json");
+        java.nio.file.Files.writeString(file, bundle.append("]}").toString());
+        List<String> expected = Support.compactVerdicts(Support.cli("verify", "--format", "json", file.toString()));
+        for (int i = 0; i < rows.size(); i++) {
+            assertEquals(expected.get(i), VERIFIER.verifyInvocation(rows.get(i)).toJson(), claims[i][0]);
+            assertEquals(expected.get(i), VERIFIER.verifyInvocation(rows.get(i).toJson()).toJson(), claims[i][0]);
+        }
+        assertEquals(Status.UNSUPPORTED, VERIFIER.verifyInvocation(rows.get(0)).status());
+        assertEquals(Status.SUPPORTED, VERIFIER.verifyInvocation(rows.get(2)).status());
+        List<String> run = new java.util.ArrayList<>();
+        for (RunReport r : VERIFIER.verifyRun(rows).runs()) {
+            r.invocations().forEach(v -> run.add(v.toJson()));
+        }
+        assertEquals(expected, run);
+        // A bundle keeps its meaning: there a string raw_output is a JSON string document.
+        StringBuilder document = new StringBuilder("{\"invocations\": [{\"id\": 1, \"tool_name\": \"kubectl\", \"retrieval_details\": ");
+        document.append(Support.claim("$", "\"OOMKilled"));
+        document.append(", \"raw_output\": ");
+        Json.quote(column, document);
+        assertEquals(Status.SUPPORTED, VERIFIER.verifyBundle(document.append("}]}").toString()).verdicts().get(0).status());
+        // JSON null is no raw output, as SQL NULL; a JSON null document is the text "null".
+        Verdict none = VERIFIER.verifyInvocation("{\"id\": 1, \"tool_name\": \"q\", \"retrieval_details\": "
+                + Support.claim("$", "null") + ", \"raw_output\": null}");
+        assertEquals(Source.NONE, none.source());
+        Verdict nullDocument = VERIFIER.verifyInvocation("{\"id\": 1, \"tool_name\": \"q\", \"retrieval_details\": "
+                + Support.claim("$", "null") + ", \"raw_output\": \"null\"}");
+        assertEquals(Source.RAW_OUTPUT, nullDocument.source());
+    }
+
     @Test
     void rawOutputTextThatIsNotJsonIsOneString() {
         Verdict v = VERIFIER.verifyInvocation(Support.row()
