@@ -89,12 +89,37 @@ class JdbcTest {
         }
     }
 
-    /** The columns of the PostgreSQL table, as an agent declares them; raw outputs in two types. */
-    private static final String AGENT_TABLE = "(id BIGINT PRIMARY KEY, session_id TEXT, run_id TEXT, "
-            + "step_id NUMERIC(12,0), tool_name TEXT NOT NULL, input_params JSONB, output_preview TEXT, "
-            + "output_length NUMERIC(12,0), is_truncated BOOLEAN, retrieval_details JSONB, "
-            + "duration_ms NUMERIC(12,0), success BOOLEAN, error_message TEXT, created_at TIMESTAMPTZ, "
-            + "raw_jsonb JSONB, raw_json JSON)";
+    /**
+     * How one engine declares an agent's table and writes values into it: the table's columns,
+     * the two raw output columns (each of another type), how a parameter is cast to a column's
+     * type ({@code %s} the parameter), and how a value is read back as the server's text.
+     */
+    private record Dialect(String columns, List<String> raws, String numeric, String json, Map<String, String> rawCast,
+            String createdAt, String text) {
+        String cast(String format) {
+            return String.format(format, "?");
+        }
+    }
+
+    /** PostgreSQL: jsonb and json raw outputs, NUMERIC integers, timestamptz. */
+    private static final Dialect POSTGRES = new Dialect(
+            "(id BIGINT PRIMARY KEY, session_id TEXT, run_id TEXT, step_id NUMERIC(12,0), tool_name TEXT NOT NULL, "
+                    + "input_params JSONB, output_preview TEXT, output_length NUMERIC(12,0), is_truncated BOOLEAN, "
+                    + "retrieval_details JSONB, duration_ms NUMERIC(12,0), success BOOLEAN, error_message TEXT, "
+                    + "created_at TIMESTAMPTZ, raw_jsonb JSONB, raw_json JSON)",
+            List.of("raw_jsonb", "raw_json"), "%s::numeric", "%s::jsonb",
+            Map.of("raw_jsonb", "%s::jsonb", "raw_json", "%s::json"), "'2026-11-30 10:00:01.5+00'::timestamptz",
+            "%s::text");
+
+    /** MariaDB: JSON and LONGTEXT raw outputs, DECIMAL integers, TINYINT(1) booleans, DATETIME(6). */
+    private static final Dialect MARIADB = new Dialect(
+            "(id BIGINT PRIMARY KEY, session_id VARCHAR(255), run_id VARCHAR(255), step_id DECIMAL(12,0), "
+                    + "tool_name VARCHAR(255) NOT NULL, input_params JSON, output_preview LONGTEXT, "
+                    + "output_length DECIMAL(12,0), is_truncated TINYINT(1), retrieval_details JSON, "
+                    + "duration_ms DECIMAL(12,0), success TINYINT(1), error_message TEXT, created_at DATETIME(6), "
+                    + "raw_json JSON, raw_longtext LONGTEXT) CHARACTER SET utf8mb4",
+            List.of("raw_json", "raw_longtext"), "%s", "%s", Map.of("raw_json", "%s", "raw_longtext", "%s"),
+            "'2026-11-30 10:00:01.5'", "CAST(%s AS CHAR)");
 
     /** The columns a verdict reads, for the rows and (cast to text) for the bundle. */
     private static final String VERDICT_COLUMNS = "id, tool_name, output_preview, output_length, is_truncated, "
@@ -103,35 +128,56 @@ class JdbcTest {
     @Test
     void rowsReadWithThePostgresqlDriverGiveVerifysVerdictsForTheServersText(
             @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
-        String url = System.getenv("GROUNDCHECK_TEST_POSTGRES_URL");
+        try (Connection db = connectPostgres(url("GROUNDCHECK_TEST_POSTGRES_URL"))) {
+            // jsonb is PostgreSQL's normalised text: keys reordered, 1e3 written 1000, 0.950 kept.
+            try (Statement q = db.createStatement();
+                    ResultSet rs = q.executeQuery("SELECT '{\"n\": 1e3, \"ratio\": 0.950, \"b\": 1, \"a\": 2}'::jsonb")) {
+                assertTrue(rs.next());
+                assertEquals("{\"a\": 2, \"b\": 1, \"n\": 1000, \"ratio\": 0.950}", rs.getString(1));
+            }
+            agentTableAgreesWithVerify(db, POSTGRES, dir);
+        }
+    }
+
+    @Test
+    void rowsOfAnAgentsMariadbTableReadWithConnectorJGiveVerifysVerdictsForTheServersText(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        try (Connection db = connect(url("GROUNDCHECK_TEST_MYSQL_URL"))) {
+            agentTableAgreesWithVerify(db, MARIADB, dir);
+        }
+    }
+
+    private static String url(String variable) {
+        String url = System.getenv(variable);
         if (url == null || url.isEmpty()) {
-            fail("GROUNDCHECK_TEST_POSTGRES_URL is not set: start the test servers "
+            fail(variable + " is not set: start the test servers "
                     + "(eval \"$(scripts/test-databases.sh start)\") or run scripts/test.sh");
         }
+        return url;
+    }
+
+    /**
+     * An agent's table in {@code dialect}, filled with the fixtures, agrees with
+     * {@code groundcheck verify} through each of its raw output columns.
+     */
+    private static void agentTableAgreesWithVerify(Connection db, Dialect dialect, java.nio.file.Path dir)
+            throws Exception {
         // A table of this test's own: the storage tests reset groundcheck's tables at any time.
         String table = "java_jdbc_agent_" + ProcessHandle.current().pid();
-        try (Connection db = connectPostgres(url)) {
+        try (Statement ddl = db.createStatement()) {
+            ddl.execute("DROP TABLE IF EXISTS " + table);
+            ddl.execute("CREATE TABLE " + table + " " + dialect.columns());
+        }
+        try {
+            int rowsFilled = fill(db, table, dialect);
+            assertTrue(rowsFilled > 100, "only " + rowsFilled + " rows");
+            for (String raw : dialect.raws()) {
+                int checked = agreeWithVerify(db, table, raw, dialect, dir);
+                assertTrue(checked > 100, raw + ": only " + checked + " verdicts");
+            }
+        } finally {
             try (Statement ddl = db.createStatement()) {
                 ddl.execute("DROP TABLE IF EXISTS " + table);
-                ddl.execute("CREATE TABLE " + table + " " + AGENT_TABLE);
-            }
-            try {
-                int rowsFilled = fill(db, table);
-                assertTrue(rowsFilled > 100, "only " + rowsFilled + " rows");
-                // jsonb is PostgreSQL's normalised text: keys reordered, 1e3 written 1000, 0.950 kept.
-                try (Statement q = db.createStatement();
-                        ResultSet rs = q.executeQuery("SELECT '{\"n\": 1e3, \"ratio\": 0.950, \"b\": 1, \"a\": 2}'::jsonb")) {
-                    assertTrue(rs.next());
-                    assertEquals("{\"a\": 2, \"b\": 1, \"n\": 1000, \"ratio\": 0.950}", rs.getString(1));
-                }
-                for (String raw : List.of("raw_jsonb", "raw_json")) {
-                    int checked = agreeWithVerify(db, table, raw, dir);
-                    assertTrue(checked > 100, raw + ": only " + checked + " verdicts");
-                }
-            } finally {
-                try (Statement ddl = db.createStatement()) {
-                    ddl.execute("DROP TABLE IF EXISTS " + table);
-                }
             }
         }
     }
@@ -140,15 +186,19 @@ class JdbcTest {
      * The invocations of the shipped fixtures, written into {@code table} (ids renumbered); a
      * raw output that is not JSON is NULL in the column that cannot hold it. The row count.
      */
-    private static int fill(Connection db, String table) throws Exception {
+    private static int fill(Connection db, String table, Dialect d) throws Exception {
         int id = 0;
         String insert = "INSERT INTO " + table + " (id, session_id, run_id, step_id, tool_name, output_preview, "
                 + "output_length, is_truncated, retrieval_details, duration_ms, success, error_message, created_at) "
-                + "VALUES (?, ?, ?, ?::numeric, ?, ?, ?::numeric, ?, ?::jsonb, ?::numeric, ?, ?, "
-                + "'2026-11-30 10:00:01.5+00'::timestamptz)";
+                + "VALUES (?, ?, ?, " + d.cast(d.numeric()) + ", ?, ?, " + d.cast(d.numeric()) + ", ?, "
+                + d.cast(d.json()) + ", " + d.cast(d.numeric()) + ", ?, ?, " + d.createdAt() + ")";
+        String first = d.raws().get(0);
+        String second = d.raws().get(1);
         try (java.sql.PreparedStatement row = db.prepareStatement(insert);
-                java.sql.PreparedStatement jsonb = db.prepareStatement("UPDATE " + table + " SET raw_jsonb = ?::jsonb WHERE id = ?");
-                java.sql.PreparedStatement json = db.prepareStatement("UPDATE " + table + " SET raw_json = ?::json WHERE id = ?")) {
+                java.sql.PreparedStatement jsonb = db.prepareStatement(
+                        "UPDATE " + table + " SET " + first + " = " + d.cast(d.rawCast().get(first)) + " WHERE id = ?");
+                java.sql.PreparedStatement json = db.prepareStatement(
+                        "UPDATE " + table + " SET " + second + " = " + d.cast(d.rawCast().get(second)) + " WHERE id = ?")) {
             for (java.nio.file.Path fixture : Support.fixtures()) {
                 if (!fixture.getParent().equals(Support.ROOT.resolve("fixtures"))) {
                     continue;
@@ -222,7 +272,7 @@ class JdbcTest {
      * against {@code groundcheck verify} of a bundle holding the server's text of each column;
      * the verdicts compared.
      */
-    private static int agreeWithVerify(Connection db, String table, String raw, java.nio.file.Path dir)
+    private static int agreeWithVerify(Connection db, String table, String raw, Dialect d, java.nio.file.Path dir)
             throws Exception {
         List<Row> rows = new ArrayList<>();
         try (Statement q = db.createStatement();
@@ -235,9 +285,10 @@ class JdbcTest {
         }
         StringBuilder bundle = new StringBuilder("{\"invocations\": [");
         try (Statement q = db.createStatement();
-                ResultSet rs = q.executeQuery("SELECT id, tool_name, output_preview, output_length::text, "
-                        + "is_truncated, retrieval_details::text, success, error_message, " + raw + "::text FROM "
-                        + table + " ORDER BY id")) {
+                ResultSet rs = q.executeQuery("SELECT id, tool_name, output_preview, "
+                        + String.format(d.text(), "output_length") + ", is_truncated, "
+                        + String.format(d.text(), "retrieval_details") + ", success, error_message, "
+                        + String.format(d.text(), raw) + " FROM " + table + " ORDER BY id")) {
             boolean first = true;
             while (rs.next()) {
                 bundle.append(first ? "" : ",\n").append("{\"id\": ").append(rs.getLong(1)).append(", \"tool_name\": ");
@@ -245,9 +296,9 @@ class JdbcTest {
                 Json.quote(rs.getString(2), bundle);
                 member(bundle, "output_preview", rs.getString(3), true);
                 member(bundle, "output_length", rs.getString(4), false);
-                member(bundle, "is_truncated", rs.getObject(5) == null ? null : rs.getObject(5).toString(), false);
+                member(bundle, "is_truncated", flag(rs.getObject(5)), false);
                 member(bundle, "retrieval_details", rs.getString(6), false);
-                member(bundle, "success", rs.getObject(7) == null ? null : rs.getObject(7).toString(), false);
+                member(bundle, "success", flag(rs.getObject(7)), false);
                 member(bundle, "error_message", rs.getString(8), true);
                 member(bundle, "raw_output_text", rs.getString(9), true);
                 bundle.append('}');
@@ -276,6 +327,14 @@ class JdbcTest {
             assertEquals(Outcome.TEXT_NOT_FOUND, last.refs().get(0).outcome());
             return verdicts.size();
         }
+    }
+
+    /** A boolean column's value as JSON ({@code true}, {@code false}), stored as a boolean or 0 and 1. */
+    private static String flag(Object value) {
+        if (value instanceof Number) {
+            return Boolean.toString(((Number) value).longValue() != 0);
+        }
+        return value == null ? null : value.toString();
     }
 
     /** {@code , "name": value} (quoted when {@code quote}, else the value's JSON text); nothing for null. */
