@@ -201,7 +201,27 @@ fn one_object(text: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::member_is_string;
+    use groundcheck_core::RawOutput;
+
+    use super::{invocations, member_is_string};
+
+    #[test]
+    fn a_string_raw_output_is_text_and_any_other_value_json() {
+        let rows = [
+            r#"{"id": 1, "tool_name": "q", "raw_output": "{\"reason\": \"OOMKilled\"}"}"#,
+            r#"{"id": 2, "tool_name": "q", "raw_output": {"reason": "OOMKilled"}}"#,
+            r#"{"id": 3, "tool_name": "q", "raw_output": null}"#,
+            r#"{"id": 4, "tool_name": "q", "raw_output": "null"}"#,
+            r#"{"id": 5, "tool_name": "q", "raw_output_text": "\"x\""}"#,
+        ]
+        .map(String::from);
+        let read = invocations(&rows).unwrap_or_else(|_| panic!("rows"));
+        assert!(matches!(&read[0].raw_output, Some(RawOutput::Text(t)) if t == r#"{"reason": "OOMKilled"}"#));
+        assert!(matches!(&read[1].raw_output, Some(RawOutput::Json(_))));
+        assert!(read[2].raw_output.is_none());
+        assert!(matches!(&read[3].raw_output, Some(RawOutput::Text(t)) if t == "null"));
+        assert!(matches!(&read[4].raw_output, Some(RawOutput::Text(t)) if t == "\"x\""));
+    }
 
     #[test]
     fn a_string_member_is_told_from_any_other_value() {
