@@ -3,6 +3,7 @@
 //! insta snapshots of every fixture.
 
 mod agent_schema;
+mod agent_types;
 mod browser;
 mod bundle_limit;
 mod cli;

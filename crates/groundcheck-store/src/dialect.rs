@@ -13,7 +13,7 @@
 
 use std::borrow::Cow;
 
-use crate::holds::Schema;
+use crate::holds::{JsonType, Schema};
 
 /// The statements groundcheck runs, in one engine's dialect.
 ///
@@ -72,6 +72,11 @@ pub(crate) struct Dialect {
     pub(crate) null: &'static str,
     /// How the row selects join `tool_invocation_output`, removed with it.
     pub(crate) output_join: &'static str,
+    /// How the row selects read `input_params`, `retrieval_details` and the raw output (the
+    /// server's text of the value), and what stands in for each when it is PostgreSQL `bytea`
+    /// (its bytes: `::text` would give their hex escape).
+    pub(crate) json: [&'static str; 3],
+    pub(crate) json_bytea: [&'static str; 3],
 }
 
 /// Where a statement that does not end with its list of keys has it (PostgreSQL's,
@@ -113,10 +118,13 @@ macro_rules! mysql_select {
     ($where:literal) => {
         concat!(
             "SELECT ",
-            "t.id, t.session_id, t.run_id, t.step_id, t.tool_name, t.input_params, t.output_preview, \
-         t.output_length, t.retrieval_layer, t.l0_match_count, t.l1_match_count, t.is_truncated, \
-         t.relevance_level, t.dedup_reason, t.retrieval_details, t.duration_ms, t.success, \
-         t.error_message, DATE_FORMAT(t.created_at, '%Y-%m-%d %H:%i:%s.%f'), o.raw_output",
+            // Integers and booleans as BIGINT whatever their declared type (a scale-0 DECIMAL, a
+            // BIT(1)); DATE_FORMAT reads a DATETIME, a TIMESTAMP or a text holding a time.
+            "CAST(t.id AS SIGNED), t.session_id, t.run_id, CAST(t.step_id AS SIGNED), t.tool_name, t.input_params, \
+         t.output_preview, CAST(t.output_length AS SIGNED), t.retrieval_layer, CAST(t.l0_match_count AS SIGNED), \
+         CAST(t.l1_match_count AS SIGNED), CAST(t.is_truncated AS SIGNED), \
+         t.relevance_level, t.dedup_reason, t.retrieval_details, CAST(t.duration_ms AS SIGNED), \
+         CAST(t.success AS SIGNED), t.error_message, DATE_FORMAT(t.created_at, '%Y-%m-%d %H:%i:%s.%f'), o.raw_output",
             " FROM tool_invocation t LEFT JOIN tool_invocation_output o ON o.invocation_id = t.id WHERE ",
             $where
         )
@@ -128,14 +136,15 @@ macro_rules! postgres_select {
     (bytes, $from:expr, $where:expr) => {
         concat!(
             "SELECT ",
-        "t.id, convert_to(t.session_id, 'UTF8'), convert_to(t.run_id, 'UTF8'), t.step_id, \
+        "t.id::bigint, convert_to(t.session_id, 'UTF8'), convert_to(t.run_id, 'UTF8'), t.step_id::bigint, \
          convert_to(t.tool_name, 'UTF8'), convert_to(t.input_params::text, 'UTF8'), \
          convert_to(t.output_preview, 'UTF8'), t.output_length::bigint, convert_to(t.retrieval_layer, 'UTF8'), \
-         t.l0_match_count::bigint, t.l1_match_count::bigint, t.is_truncated, \
+         t.l0_match_count::bigint, t.l1_match_count::bigint, t.is_truncated::int::bigint, \
          convert_to(t.relevance_level, 'UTF8'), convert_to(t.dedup_reason, 'UTF8'), \
-         convert_to(t.retrieval_details::text, 'UTF8'), t.duration_ms::bigint, t.success, \
+         convert_to(t.retrieval_details::text, 'UTF8'), t.duration_ms::bigint, t.success::int::bigint, \
          convert_to(t.error_message, 'UTF8'), \
-         convert_to(to_char(t.created_at, 'YYYY-MM-DD HH24:MI:SS.US'), 'UTF8'), convert_to(o.raw_output, 'UTF8')",
+         convert_to(to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US'), 'UTF8'), \
+         convert_to(o.raw_output::text, 'UTF8')",
             " FROM ",
             $from,
             postgres_output_join!(),
@@ -147,10 +156,11 @@ macro_rules! postgres_select {
     (text, $from:expr, $where:expr) => {
         concat!(
             "SELECT ",
-        "t.id, t.session_id, t.run_id, t.step_id, t.tool_name, t.input_params::text, t.output_preview, \
-         t.output_length::bigint, t.retrieval_layer, t.l0_match_count::bigint, t.l1_match_count::bigint, \
-         t.is_truncated, t.relevance_level, t.dedup_reason, t.retrieval_details::text, t.duration_ms::bigint, \
-         t.success, t.error_message, to_char(t.created_at, 'YYYY-MM-DD HH24:MI:SS.US'), o.raw_output",
+        "t.id::bigint, t.session_id, t.run_id, t.step_id::bigint, t.tool_name, t.input_params::text, \
+         t.output_preview, t.output_length::bigint, t.retrieval_layer, t.l0_match_count::bigint, \
+         t.l1_match_count::bigint, t.is_truncated::int::bigint, t.relevance_level, t.dedup_reason, \
+         t.retrieval_details::text, t.duration_ms::bigint, t.success::int::bigint, t.error_message, \
+         to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US'), o.raw_output::text",
             " FROM ",
             $from,
             postgres_output_join!(),
@@ -325,6 +335,8 @@ pub(crate) static SQLITE: Dialect = Dialect {
     raw_output: "o.raw_output",
     null: "NULL",
     output_join: OUTPUT_JOIN,
+    json: ["CAST(t.input_params AS TEXT)", "CAST(t.retrieval_details AS TEXT)", "o.raw_output"],
+    json_bytea: ["CAST(t.input_params AS TEXT)", "CAST(t.retrieval_details AS TEXT)", "o.raw_output"],
 };
 
 pub(crate) static MYSQL: Dialect = Dialect {
@@ -389,6 +401,8 @@ pub(crate) static MYSQL: Dialect = Dialect {
     raw_output: SQLITE.raw_output,
     null: SQLITE.null,
     output_join: OUTPUT_JOIN,
+    json: ["t.input_params", "t.retrieval_details", "o.raw_output"],
+    json_bytea: ["t.input_params", "t.retrieval_details", "o.raw_output"],
 };
 
 pub(crate) static POSTGRES: Dialect = Dialect {
@@ -453,9 +467,15 @@ pub(crate) static POSTGRES: Dialect = Dialect {
         $14, $15, $16, CAST($17 AS TIMESTAMP))",
     relevance_level: "convert_to(t.relevance_level, 'UTF8')",
     dedup_reason: "convert_to(t.dedup_reason, 'UTF8')",
-    raw_output: "convert_to(o.raw_output, 'UTF8')",
+    raw_output: "convert_to(o.raw_output::text, 'UTF8')",
     null: "NULL::bytea",
     output_join: postgres_output_join!(),
+    json: [
+        "convert_to(t.input_params::text, 'UTF8')",
+        "convert_to(t.retrieval_details::text, 'UTF8')",
+        "convert_to(o.raw_output::text, 'UTF8')",
+    ],
+    json_bytea: ["t.input_params", "t.retrieval_details", "o.raw_output"],
 };
 
 /// PostgreSQL on a database whose encoding is UTF8, read by a client whose encoding is UTF8
@@ -478,8 +498,9 @@ pub(crate) static POSTGRES_UTF8: Dialect = Dialect {
     select_outcomes_sessions_in: postgres_outcomes!(text, sessions),
     relevance_level: "t.relevance_level",
     dedup_reason: "t.dedup_reason",
-    raw_output: "o.raw_output",
+    raw_output: "o.raw_output::text",
     null: "NULL::text",
+    json: ["t.input_params::text", "t.retrieval_details::text", "o.raw_output::text"],
     ..POSTGRES
 };
 
@@ -488,10 +509,15 @@ impl Dialect {
     /// each optional column `tool_invocation` lacks, and for the raw output when
     /// `tool_invocation_output` does not exist yet (nobody has migrated).
     pub(crate) fn rows(&self, statement: &'static str, schema: &Schema) -> Cow<'static, str> {
-        if schema.full_rows() && schema.outputs {
+        if schema.full_rows() && schema.outputs && schema.bytea == [false; 3] {
             return Cow::Borrowed(statement);
         }
         let mut text = statement.to_string();
+        for ((json, bytea), is_bytea) in self.json.iter().zip(self.json_bytea).zip(schema.bytea) {
+            if is_bytea {
+                text = text.replacen(json, bytea, 1);
+            }
+        }
         for (column, there) in
             [(self.relevance_level, schema.columns[0]), (self.dedup_reason, schema.columns[1])]
         {
@@ -503,6 +529,28 @@ impl Dialect {
             text = text.replacen(self.raw_output, self.null, 1).replacen(self.output_join, "", 1);
         }
         Cow::Owned(text)
+    }
+
+    /// The insert of a raw output into `tool_invocation_output` as this database declares
+    /// `raw_output`: PostgreSQL assigns a text parameter to neither `json`, `jsonb` nor
+    /// `bytea`, so the text is cast (a raw output that is not JSON is then refused by the
+    /// server) or converted to its UTF-8 bytes.
+    pub(crate) fn insert_output(&self, schema: &Schema) -> &'static str {
+        if !self.numbered {
+            return self.insert_output;
+        }
+        match (schema.raw_json, schema.bytea[2]) {
+            (Some(JsonType::Json), _) => {
+                "INSERT INTO tool_invocation_output (invocation_id, raw_output) VALUES ($1, CAST($2 AS JSON))"
+            }
+            (Some(JsonType::Jsonb), _) => {
+                "INSERT INTO tool_invocation_output (invocation_id, raw_output) VALUES ($1, CAST($2 AS JSONB))"
+            }
+            (None, true) => {
+                "INSERT INTO tool_invocation_output (invocation_id, raw_output) VALUES ($1, convert_to($2, 'UTF8'))"
+            }
+            (None, false) => self.insert_output,
+        }
     }
 
     /// `(p, p, …)`: `n` placeholders, numbered from `first` where the engine numbers them.
@@ -553,7 +601,14 @@ mod tests {
 
     #[test]
     fn every_row_select_names_each_replaceable_part_exactly_once() {
-        let absent = Schema { columns: [false, false], outputs: false, verdicts: false, checkpoints: false };
+        let absent = Schema {
+            columns: [false, false],
+            outputs: false,
+            verdicts: false,
+            checkpoints: false,
+            bytea: [false; 3],
+            raw_json: None,
+        };
         for sql in [&SQLITE, &MYSQL, &POSTGRES, &POSTGRES_UTF8] {
             for statement in [
                 sql.select_run,
@@ -573,6 +628,29 @@ mod tests {
                 assert_eq!(nulls(&adapted), nulls(statement) + 3, "{adapted}");
             }
             assert_eq!(sql.insert_invocation_v005.matches("relevance_level").count(), 0);
+        }
+    }
+
+    #[test]
+    fn postgres_reads_json_as_the_servers_text_or_a_byteas_bytes() {
+        let bytea = Schema {
+            columns: [true, true],
+            outputs: true,
+            verdicts: true,
+            checkpoints: true,
+            bytea: [true; 3],
+            raw_json: None,
+        };
+        for sql in [&POSTGRES, &POSTGRES_UTF8] {
+            for statement in [sql.select_run, sql.select_runs_in, sql.select_id] {
+                for json in sql.json {
+                    assert_eq!(statement.matches(json).count(), 1, "{json} in {statement}");
+                    assert!(json.contains("::text"), "{json}");
+                }
+                let adapted = sql.rows(statement, &bytea);
+                assert!(!adapted.contains("raw_output::text") && !adapted.contains("input_params::text"));
+                assert_eq!(adapted.matches("o.raw_output").count(), 1, "{adapted}");
+            }
         }
     }
 

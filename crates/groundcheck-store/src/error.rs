@@ -29,6 +29,11 @@ pub enum ErrorKind {
     /// `tool_invocation` exists but lacks a column every read selects (not one of the
     /// seed's V010 columns, which are read as NULL when missing); the message names it.
     MissingColumn,
+    /// A column of the agent's table is declared with a SQL type that cannot hold its value
+    /// (an integer column as `DECIMAL(12,2)`, `created_at` as `DATE`, a JSON column as
+    /// `INT`): found before any row is read; the message names the table, the column and
+    /// the type.
+    ColumnType,
     /// The server refused the statement: the user lacks a privilege, or the session is
     /// read-only (a replica).
     Refused,

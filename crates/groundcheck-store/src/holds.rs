@@ -41,6 +41,19 @@ pub(crate) struct Schema {
     pub(crate) verdicts: bool,
     /// Whether `reverify_checkpoint` exists.
     pub(crate) checkpoints: bool,
+    /// Whether `input_params`, `retrieval_details` and `raw_output` are PostgreSQL `bytea`:
+    /// read as their bytes, not as the server's text of the value (`dialect.rs`).
+    pub(crate) bytea: [bool; 3],
+    /// Whether `raw_output` is PostgreSQL `json` or `jsonb` (which a text parameter is not
+    /// assigned to): imports cast to it ([`Dialect::insert_output`](crate::dialect)).
+    pub(crate) raw_json: Option<JsonType>,
+}
+
+/// PostgreSQL's two JSON types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum JsonType {
+    Json,
+    Jsonb,
 }
 
 impl Schema {

@@ -25,6 +25,7 @@ mod row;
 mod schema;
 mod store;
 mod timestamp;
+mod types;
 mod url;
 mod wait;
 

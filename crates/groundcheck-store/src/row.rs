@@ -136,14 +136,18 @@ impl StoredRow {
         }
     }
 
-    /// Decodes a row selected with a dialect's invocation columns, in their order.
+    /// Decodes a row selected with a dialect's invocation columns, in their order. Booleans
+    /// arrive as integers (MariaDB and PostgreSQL cast them, so that `TINYINT(1)`, `BIT(1)` and
+    /// integer columns read alike; SQLite stores them so): any value but 0 is true.
     pub(crate) fn decode<R>(row: &R) -> Result<StoredRow, sqlx::Error>
     where
         R: TextColumns,
         usize: ColumnIndex<R>,
         for<'r> i64: Decode<'r, R::Database> + Type<R::Database>,
-        for<'r> bool: Decode<'r, R::Database> + Type<R::Database>,
     {
+        let flag = |i: usize| -> Result<Option<bool>, sqlx::Error> {
+            Ok(row.try_get::<Option<i64>, _>(i)?.map(|v| v != 0))
+        };
         let mut lossy = false;
         let mut text = |i: usize| -> Result<Option<String>, sqlx::Error> {
             Ok(row.bytes(i)?.map(|b| lossy_text(b, &mut lossy)))
@@ -175,12 +179,12 @@ impl StoredRow {
             retrieval_layer,
             l0_match_count: row.try_get(9)?,
             l1_match_count: row.try_get(10)?,
-            is_truncated: row.try_get(11)?,
+            is_truncated: flag(11)?,
             relevance_level,
             dedup_reason,
             retrieval_details,
             duration_ms: row.try_get(15)?,
-            success: row.try_get(16)?,
+            success: flag(16)?,
             error_message,
             created_at,
             raw_output,

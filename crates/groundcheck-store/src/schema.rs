@@ -22,8 +22,10 @@ use sqlx::{AssertSqlSafe, Row};
 use crate::dialect::{self, Dialect};
 use crate::error::ErrorKind;
 use crate::error::StoreError;
-use crate::holds::{Schema, OPTIONAL_COLUMNS, REQUIRED_COLUMNS};
+use crate::holds::{JsonType, Schema, OPTIONAL_COLUMNS, REQUIRED_COLUMNS};
+use crate::row::TextColumns;
 use crate::store::{with_pool, Pool, Store};
+use crate::types::{self, Declared};
 use crate::url::Engine;
 use crate::wait::Within;
 
@@ -297,11 +299,25 @@ impl Store {
         } else if !there[5] {
             return Err(self.lacking_required_columns().await);
         }
+        let declared = self.declared_types().await?;
+        if let Some(message) = types::first_misfit(&declared, self.engine() == Engine::Postgres) {
+            return Err(StoreError::new(ErrorKind::ColumnType, &self.url, "reading the schema", message));
+        }
+        let bytea = |column: &str| declared.iter().any(|d| d.column == column && d.bytea());
         let schema = Schema {
             columns: [there[0], there[1]],
             outputs: there[2],
             verdicts: there[3],
             checkpoints: there[4],
+            bytea: [bytea("input_params"), bytea("retrieval_details"), there[2] && bytea("raw_output")],
+            raw_json: declared
+                .iter()
+                .find(|d| d.column == "raw_output" && d.table == "tool_invocation_output")
+                .and_then(|d| match d.base.as_str() {
+                    "json" => Some(JsonType::Json),
+                    "jsonb" => Some(JsonType::Jsonb),
+                    _ => None,
+                }),
         };
         *self.found.lock().unwrap_or_else(|e| e.into_inner()) = Some(schema);
         Ok(schema)
@@ -358,6 +374,36 @@ impl Store {
             }
             Ok(there)
         })
+    }
+
+    /// The declared types of `tool_invocation` and `tool_invocation_output` (empty on SQLite,
+    /// which is dynamically typed, and for a table that does not exist).
+    async fn declared_types(&self) -> Result<Vec<Declared>, StoreError> {
+        let action = "reading the column types";
+        let failed = |e: sqlx::Error| StoreError::query(&self.url, action, &e);
+        let text = |b: Option<&[u8]>| String::from_utf8_lossy(b.unwrap_or_default()).into_owned();
+        macro_rules! declared {
+            ($pool:expr, $sql:expr) => {{
+                let rows = sqlx::query($sql).fetch_all($pool).within(self.wait).await.map_err(failed)?;
+                rows.iter()
+                    .map(|r| {
+                        Ok(Declared {
+                            table: text(r.bytes(0)?),
+                            column: text(r.bytes(1)?),
+                            base: text(r.bytes(2)?).to_ascii_lowercase(),
+                            full: text(r.bytes(3)?).to_ascii_lowercase(),
+                            scale: r.try_get::<Option<i64>, _>(4)?,
+                        })
+                    })
+                    .collect::<Result<Vec<Declared>, sqlx::Error>>()
+                    .map_err(failed)
+            }};
+        }
+        match &self.pool {
+            Pool::Sqlite(_) => Ok(Vec::new()),
+            Pool::MySql(pool) => declared!(pool, types::MYSQL_COLUMNS),
+            Pool::Postgres(pool, _) => declared!(pool, types::POSTGRES_COLUMNS),
+        }
     }
 
     /// Whether `probe` runs; `false` when a table or column it names is missing.

@@ -310,8 +310,10 @@ impl Store {
     /// rows go without them: the caller checks that none has a value there.
     pub async fn insert_rows(&self, rows: &[StoredRow]) -> Result<(), StoreError> {
         let action = "importing invocations";
-        let full = self.schema().await?.full_rows();
+        let schema = self.schema().await?;
+        let full = schema.full_rows();
         with_pool!(self, pool, sql => {
+            let insert_output = sql.insert_output(&schema);
             let mut tx = pool.begin_for(&self.listener).within(self.wait).await.map_err(|e| self.error(action, e))?;
             for row in rows {
                 let insert = if full { sql.insert_invocation } else { sql.insert_invocation_v005 };
@@ -343,7 +345,7 @@ impl Store {
                     .await
                     .map_err(|e| self.error(format!("{action}: id {}", row.id), e))?;
                 if let Some(raw) = &row.raw_output {
-                    sqlx::query(sql.insert_output)
+                    sqlx::query(insert_output)
                         .bind(row.id)
                         .bind(raw.as_str())
                         .execute(&mut *tx)
