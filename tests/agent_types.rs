@@ -42,6 +42,7 @@ fn declarations(engine: &str) -> Vec<Declaration> {
             d("jsonb", "JSONB", "NUMERIC", "BOOLEAN", "TIMESTAMPTZ", "JSONB"),
             d("json", "JSON", "NUMERIC(12,0)", "BOOLEAN", "TIMESTAMPTZ(6)", "JSON"),
             d("text", "TEXT", "BIGINT", "BOOLEAN", "TIMESTAMP(6)", "TEXT"),
+            d("bytea", "VARCHAR(4000)", "INTEGER", "BOOLEAN", "TIMESTAMP", "BYTEA"),
         ],
         "mariadb" => vec![
             d("json", "JSON", "DECIMAL(12,0)", "TINYINT(1)", "DATETIME(6)", "JSON"),
@@ -115,7 +116,7 @@ fn exec(engine: &Engine, statements: &[String]) {
 
 /// Each raw output as the server's text of the value, read by plain SQL: what a bundle of the
 /// same text holds.
-fn stored_outputs(engine: &Engine) -> BTreeMap<i64, String> {
+fn stored_outputs(engine: &Engine, declaration: &Declaration) -> BTreeMap<i64, String> {
     let url = url(engine);
     block_on(async {
         macro_rules! fetch {
@@ -135,6 +136,10 @@ fn stored_outputs(engine: &Engine) -> BTreeMap<i64, String> {
             "mariadb" => fetch!(
                 sqlx::MySqlConnection,
                 "SELECT CAST(invocation_id AS SIGNED), CAST(raw_output AS BINARY) FROM tool_invocation_output"
+            ),
+            _ if declaration.out == "BYTEA" => fetch!(
+                sqlx::PgConnection,
+                "SELECT invocation_id::bigint, raw_output FROM tool_invocation_output"
             ),
             _ => fetch!(
                 sqlx::PgConnection,
@@ -273,7 +278,7 @@ fn every_door_reads_agent_declared_types_as_verify_reads_the_same_text() {
             ok(&format!("{what}: import"), &gc(&url, &import));
 
             let dir = harness::temp_dir();
-            let want = expected(dir.path(), &stored_outputs(&engine));
+            let want = expected(dir.path(), &stored_outputs(&engine, &declaration));
             let runs: Vec<String> = want.keys().cloned().collect();
 
             let mut run = vec!["run", "--format", "json"];
