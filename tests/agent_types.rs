@@ -41,7 +41,7 @@ fn declarations(engine: &str) -> Vec<Declaration> {
         "postgres" => vec![
             d("jsonb", "JSONB", "NUMERIC", "BOOLEAN", "TIMESTAMPTZ", "JSONB"),
             d("json", "JSON", "NUMERIC(12,0)", "BOOLEAN", "TIMESTAMPTZ(6)", "JSON"),
-            d("text", "TEXT", "BIGINT", "BOOLEAN", "TIMESTAMP(6)", "TEXT"),
+            d("text", "TEXT", "BIGINT", "BOOLEAN", "TEXT", "TEXT"),
             d("bytea", "VARCHAR(4000)", "INTEGER", "BOOLEAN", "TIMESTAMP", "BYTEA"),
         ],
         "mariadb" => vec![

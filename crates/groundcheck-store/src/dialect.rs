@@ -509,7 +509,7 @@ impl Dialect {
     /// each optional column `tool_invocation` lacks, and for the raw output when
     /// `tool_invocation_output` does not exist yet (nobody has migrated).
     pub(crate) fn rows(&self, statement: &'static str, schema: &Schema) -> Cow<'static, str> {
-        if schema.full_rows() && schema.outputs && schema.bytea == [false; 3] {
+        if schema.full_rows() && schema.outputs && schema.bytea == [false; 3] && !schema.text_time {
             return Cow::Borrowed(statement);
         }
         let mut text = statement.to_string();
@@ -528,7 +528,23 @@ impl Dialect {
         if !schema.outputs {
             text = text.replacen(self.raw_output, self.null, 1).replacen(self.output_join, "", 1);
         }
-        Cow::Owned(text)
+        Cow::Owned(self.times(&text, schema).into_owned())
+    }
+
+    /// `statement` as this database compares and reads `created_at`: on PostgreSQL a text
+    /// column is cast to `timestamptz` (a time without an offset is UTC, the session's zone),
+    /// as no operator compares text with a timestamp. Every other column is left as it is.
+    pub(crate) fn times<'a>(&self, statement: &'a str, schema: &Schema) -> Cow<'a, str> {
+        if !(self.numbered && schema.text_time) {
+            return Cow::Borrowed(statement);
+        }
+        let cast = "CAST(t.created_at AS TIMESTAMPTZ)";
+        Cow::Owned(
+            statement
+                .replace("t.created_at >=", &format!("{cast} >="))
+                .replace("t.created_at <", &format!("{cast} <"))
+                .replace("to_char(t.created_at AT", &format!("to_char({cast} AT")),
+        )
     }
 
     /// The insert of a raw output into `tool_invocation_output` as this database declares
@@ -608,6 +624,7 @@ mod tests {
             checkpoints: false,
             bytea: [false; 3],
             raw_json: None,
+            text_time: false,
         };
         for sql in [&SQLITE, &MYSQL, &POSTGRES, &POSTGRES_UTF8] {
             for statement in [
@@ -640,6 +657,7 @@ mod tests {
             checkpoints: true,
             bytea: [true; 3],
             raw_json: None,
+            text_time: true,
         };
         for sql in [&POSTGRES, &POSTGRES_UTF8] {
             for statement in [sql.select_run, sql.select_runs_in, sql.select_id] {
@@ -649,6 +667,8 @@ mod tests {
                 }
                 let adapted = sql.rows(statement, &bytea);
                 assert!(!adapted.contains("raw_output::text") && !adapted.contains("input_params::text"));
+                let bare = adapted.replace("CAST(t.created_at AS TIMESTAMPTZ)", "");
+                assert!(!bare.contains("t.created_at"), "{adapted}");
                 assert_eq!(adapted.matches("o.raw_output").count(), 1, "{adapted}");
             }
         }

@@ -47,6 +47,8 @@ pub(crate) struct Schema {
     /// Whether `raw_output` is PostgreSQL `json` or `jsonb` (which a text parameter is not
     /// assigned to): imports cast to it ([`Dialect::insert_output`](crate::dialect)).
     pub(crate) raw_json: Option<JsonType>,
+    /// Whether `created_at` is a text column on PostgreSQL, compared and read through a cast.
+    pub(crate) text_time: bool,
 }
 
 /// PostgreSQL's two JSON types.

@@ -318,6 +318,10 @@ impl Store {
                     "jsonb" => Some(JsonType::Jsonb),
                     _ => None,
                 }),
+            text_time: self.engine() == Engine::Postgres
+                && declared.iter().any(|d| {
+                    d.table == "tool_invocation" && d.column == "created_at" && types::is_text(&d.base)
+                }),
         };
         *self.found.lock().unwrap_or_else(|e| e.into_inner()) = Some(schema);
         Ok(schema)

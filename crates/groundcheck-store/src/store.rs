@@ -235,12 +235,14 @@ impl Store {
     /// Every run, then every run-less session, with a row created within `window`: sorted
     /// by byte order of their ids (the same on every engine, whatever its collation).
     pub async fn list_keys(&self, window: &Window) -> Result<Vec<RunKey>, StoreError> {
+        // The schema first: a column type that cannot be read is said before anything else.
+        let schema = self.schema().await?;
         let (since, until) = (window.since.as_deref(), window.until.as_deref());
         let mut keys = Vec::new();
         for sessions in [false, true] {
             let ids: Vec<String> = with_pool!(self, pool, sql => {
-                let statement = if sessions { sql.list_sessions } else { sql.list_runs };
-                let rows = sqlx::query(statement).bind(since).bind(since).bind(until).bind(until).fetch_all(pool).within(self.wait).await;
+                let statement = sql.times(if sessions { sql.list_sessions } else { sql.list_runs }, &schema);
+                let rows = sqlx::query(AssertSqlSafe(statement.into_owned())).bind(since).bind(since).bind(until).bind(until).fetch_all(pool).within(self.wait).await;
                 let rows = rows.map_err(|e| self.error("listing runs", e))?;
                 rows.iter()
                     .map(|r| r.try_get::<Vec<u8>, _>(0).map(|b| String::from_utf8_lossy(&b).into_owned()))
@@ -264,7 +266,8 @@ impl Store {
         window: &Window,
         tools: &[String],
     ) -> Result<Vec<RunKey>, StoreError> {
-        if !self.schema().await?.verdicts {
+        let schema = self.schema().await?;
+        if !schema.verdicts {
             return self.list_keys(window).await;
         }
         let action = "listing runs with rows not verified yet";
@@ -273,7 +276,7 @@ impl Store {
         for sessions in [false, true] {
             let pairs: Vec<(String, String)> = with_pool!(self, pool, sql => {
                 let statement = if sessions { sql.list_unverified_sessions } else { sql.list_unverified_runs };
-                let rows = sqlx::query(statement)
+                let rows = sqlx::query(AssertSqlSafe(sql.times(statement, &schema).into_owned()))
                     .bind(policy)
                     .bind(since)
                     .bind(since)

@@ -8,7 +8,7 @@
 //! any integer type or a `DECIMAL`/`NUMERIC` of scale 0 (PostgreSQL's unconstrained `NUMERIC`
 //! too); booleans as `BOOLEAN`, any integer type (`TINYINT(1)`), `BIT(1)` or a scale-0
 //! `DECIMAL`/`NUMERIC`; `created_at` as a date-time type (`DATETIME`, `TIMESTAMP`, PostgreSQL's
-//! `timestamp` and `timestamptz`) or, on MariaDB/MySQL, text. SQLite is dynamically typed: any
+//! `timestamp` and `timestamptz`) or text. SQLite is dynamically typed: any
 //! declared type is accepted and each value is read by the type it is stored as.
 
 /// What a column of the agent's table holds, and so which SQL types can hold it.
@@ -63,7 +63,8 @@ impl Declared {
 const INTEGERS: [&str; 9] =
     ["tinyint", "smallint", "mediumint", "int", "integer", "bigint", "int2", "int4", "int8"];
 
-fn is_text(base: &str) -> bool {
+/// Whether `base` is a text type (`TEXT`, `LONGTEXT`, `VARCHAR`, `character varying`, …).
+pub(crate) fn is_text(base: &str) -> bool {
     base.ends_with("text") || base.contains("char")
 }
 
@@ -98,11 +99,9 @@ pub(crate) fn check(declared: &Declared, kind: Kind, postgres: bool) -> Result<(
         ),
         Kind::Time => (
             matches!(base, "datetime" | "timestamp" | "timestamp without time zone" | "timestamp with time zone")
-                || (!postgres && is_text(base)),
-            match postgres {
-                true => "a time column must be timestamp or timestamptz",
-                false => "a time column must be DATETIME, TIMESTAMP or a text type holding the time",
-            },
+                || is_text(base),
+            "a time column must be a date-time type (DATETIME, TIMESTAMP, timestamptz) or a text type holding \
+             the time",
         ),
     };
     match fits {
@@ -192,7 +191,7 @@ mod tests {
              DECIMAL/NUMERIC with scale 0"
         );
         assert!(check(&declared("created_at", "date", "date", None), Kind::Time, false).is_err());
-        assert!(check(&declared("created_at", "text", "text", None), Kind::Time, true).is_err());
+        assert!(check(&declared("created_at", "date", "date", None), Kind::Time, true).is_err());
         assert!(check(&declared("input_params", "int", "int(11)", None), Kind::Json, false).is_err());
         assert!(check(&declared("success", "bit", "bit(8)", None), Kind::Boolean, false).is_err());
         assert!(check(&declared("success", "double", "double", None), Kind::Boolean, false).is_err());
