@@ -373,3 +373,57 @@ fn a_column_type_that_cannot_hold_its_value_stops_every_read_naming_it() {
         }
     }
 }
+
+/// Booleans declared as an integer type and as `BIT(1)`, an integer as a scale-0 `NUMERIC`,
+/// and `created_at` as `timestamptz` / `DATETIME(6)`, filled by plain SQL (not `import`): the
+/// exported bundle holds the values the agent wrote.
+#[test]
+fn integer_and_bit_booleans_read_as_the_values_written() {
+    for engine in engines::all().into_iter().filter(|e| e.name != "sqlite") {
+        drop_all(&engine);
+        let (time, decimal) = match engine.name {
+            "postgres" => ("TIMESTAMPTZ", "NUMERIC(12,0)"),
+            _ => ("DATETIME(6)", "DECIMAL(12,0)"),
+        };
+        let create = format!(
+            "CREATE TABLE tool_invocation (id {decimal} PRIMARY KEY, session_id VARCHAR(64) NOT NULL, \
+             run_id VARCHAR(64), step_id SMALLINT, tool_name VARCHAR(64) NOT NULL, input_params TEXT NOT NULL, \
+             output_preview TEXT, output_length {decimal}, retrieval_layer VARCHAR(8), l0_match_count BIGINT, \
+             l1_match_count BIGINT, is_truncated SMALLINT, retrieval_details TEXT, duration_ms {decimal}, \
+             success BIT(1), error_message TEXT, created_at {time} NOT NULL)"
+        );
+        let insert =
+            "INSERT INTO tool_invocation (id, session_id, run_id, step_id, tool_name, input_params, \
+             output_length, is_truncated, duration_ms, success, created_at) VALUES \
+             (7, 's-1', 'run-a', 3, 'query_logs', '{}', 43, 1, 1250, b'0', '2026-01-01 00:00:01.5'), \
+             (8, 's-1', 'run-a', 4, 'query_logs', '{}', 44, 0, 0, b'1', '2026-01-01 00:00:02')"
+                .to_string();
+        exec(&engine, &[create, insert]);
+        let url = url(&engine);
+        let dir = harness::temp_dir();
+        let out_dir = dir.path().join("out");
+        ok(engine.name, &gc(&url, &["export", "--out", out_dir.to_str().unwrap(), "run-a"]));
+        let bundle = json(&std::fs::read_to_string(out_dir.join("run-a.json")).expect("the export"));
+        let read: Vec<Value> = bundle["invocations"]
+            .as_array()
+            .expect("invocations")
+            .iter()
+            .map(|i| {
+                serde_json::json!([
+                    i["id"],
+                    i["step_id"],
+                    i["output_length"],
+                    i["is_truncated"],
+                    i["duration_ms"],
+                    i["success"],
+                    i["created_at"]
+                ])
+            })
+            .collect();
+        let want = serde_json::json!([
+            [7, 3, 43, true, 1250, false, "2026-01-01T00:00:01.5Z"],
+            [8, 4, 44, false, 0, true, "2026-01-01T00:00:02Z"]
+        ]);
+        assert_eq!(Value::Array(read), want, "{}", engine.name);
+    }
+}
