@@ -547,7 +547,12 @@ impl<R: AsyncRead + Unpin + Send> Transport<RoleServer> for LineTransport<R> {
                                     size.div_ceil(BUDGET_UNIT).clamp(4, BYTES_IN_FLIGHT / BUDGET_UNIT);
                                 let units = u32::try_from(units).unwrap_or(u32::MAX);
                                 bytes = Some(self.bytes.clone().acquire_many_owned(units).await.ok()?);
-                                self.structured.retain(|_, slot| Arc::strong_count(slot) > 1);
+                                // A slot is forgotten once its call ended without a result to
+                                // write (no one else holds it, and it is empty); a result put in
+                                // it waits for its answer to be written, which removes it.
+                                self.structured.retain(|_, slot| {
+                                    Arc::strong_count(slot) > 1 || slot.lock().is_ok_and(|text| text.is_some())
+                                });
                                 self.structured.insert(id, raw.structured.clone());
                                 call.extensions_mut().insert(raw);
                             }

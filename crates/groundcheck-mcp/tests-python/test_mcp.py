@@ -860,3 +860,34 @@ def test_hostile_and_agent_run_fixtures_get_the_cli_verdict(fixture: Path) -> No
     assert checked == len(expected) > 0
     code, stderr = pipe.close()
     assert code == 0 and b"panicked" not in stderr, stderr
+
+
+def test_pipelined_calls_each_get_their_own_structured_content() -> None:
+    """Calls sent together, without waiting for answers: each answer carries its own verdict.
+    A result's structured content waits, as text, for its answer to be written; a call read in
+    between once made the transport forget it, and the answer went out with the placeholder."""
+    pipe = Pipe()
+    pipe.initialize()
+    calls = 40
+    lines = b""
+    for i in range(calls):
+        arguments = {
+            "tool_name": "query_logs",
+            "raw_output": {"logs": [{"message": f"line {i} connection refused"}]},
+            "evidence_refs": [{"raw_path": "$.logs[0].message", "text": f"line {i}"}],
+        }
+        message = {"jsonrpc": "2.0", "id": 100 + i, "method": "tools/call",
+                   "params": {"name": "verify_evidence", "arguments": arguments}}
+        lines += json.dumps(message).encode() + b"\n"
+    pipe.send(lines)
+    seen = {}
+    for _ in range(calls):
+        answer = pipe.receive()
+        assert answer is not None
+        seen[answer["id"]] = answer["result"]["structuredContent"]
+    assert sorted(seen) == [100 + i for i in range(calls)]
+    for id, structured in seen.items():
+        assert structured.get("status") == "supported", (id, structured)
+        assert structured["refs"][0]["text"] == f"line {id - 100}", (id, structured)
+    code, _ = pipe.close()
+    assert code == 0
