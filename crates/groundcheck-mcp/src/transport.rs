@@ -551,7 +551,8 @@ impl<R: AsyncRead + Unpin + Send> Transport<RoleServer> for LineTransport<R> {
                                 // write (no one else holds it, and it is empty); a result put in
                                 // it waits for its answer to be written, which removes it.
                                 self.structured.retain(|_, slot| {
-                                    Arc::strong_count(slot) > 1 || slot.lock().is_ok_and(|text| text.is_some())
+                                    Arc::strong_count(slot) > 1
+                                        || slot.lock().is_ok_and(|text| text.is_some())
                                 });
                                 self.structured.insert(id, raw.structured.clone());
                                 call.extensions_mut().insert(raw);
