@@ -20,40 +20,9 @@ fn ok(engine: &Engine, what: &str, out: &Outcome) {
     assert_eq!(out.code, 0, "{}: {what}: {}", engine.name, out.stderr);
 }
 
-/// A URL the test itself may create the SQLite file with (the agent made the database).
-fn creating(engine: &Engine) -> String {
-    match engine.name {
-        "sqlite" => format!("{}?mode=rwc", engine.url),
-        _ => engine.url.clone(),
-    }
-}
-
-/// Runs statements in order on the engine; `pick` gives each engine's text.
-fn exec(engine: &Engine, statements: &[String]) {
-    let url = creating(engine);
-    block_on(async {
-        macro_rules! run_all {
-            ($conn:ty) => {{
-                let mut conn = <$conn>::connect(&url).await.expect("the database is reachable");
-                for sql in statements {
-                    sqlx::raw_sql(AssertSqlSafe(sql.clone()))
-                        .execute(&mut conn)
-                        .await
-                        .unwrap_or_else(|e| panic!("{}: {sql}: {e}", engine.name));
-                }
-            }};
-        }
-        match engine.name {
-            "sqlite" => run_all!(sqlx::SqliteConnection),
-            "mariadb" => run_all!(sqlx::MySqlConnection),
-            _ => run_all!(sqlx::PgConnection),
-        }
-    })
-}
-
 /// The texts of the first column of a query's rows (`sql` must give text on every engine).
 fn strings(engine: &Engine, sql: &str) -> Vec<String> {
-    let url = creating(engine);
+    let url = engines::creating(engine);
     block_on(async {
         macro_rules! fetch {
             ($conn:ty, $get:expr) => {{
@@ -112,7 +81,7 @@ fn agent_table_before_v010(engine: &Engine) {
              '{at}')"
         )
     };
-    exec(
+    engines::exec(
         engine,
         &[
             create,
@@ -325,7 +294,7 @@ fn agent_migrator(engine: &Engine) -> Migrator {
 
 fn run_agent_migrator(engine: &Engine) -> Result<(), String> {
     let migrator = agent_migrator(engine);
-    let url = creating(engine);
+    let url = engines::creating(engine);
     block_on(async {
         let result = match engine.name {
             "sqlite" => migrator.run(&mut sqlx::SqliteConnection::connect(&url).await.unwrap()).await,
@@ -390,35 +359,15 @@ fn a_history_kept_by_an_earlier_groundcheck_moves_to_its_own_table() {
         ok(&engine, "reverify --write", &before);
 
         // What an earlier version left: its rows in sqlx's default table, version 10 included.
-        let rename = match engine.name {
-            "mariadb" => "RENAME TABLE groundcheck_migrations TO _sqlx_migrations",
-            _ => "ALTER TABLE groundcheck_migrations RENAME TO _sqlx_migrations",
-        };
-        let blob = |hex: &str| match engine.name {
-            "postgres" => format!("decode('{hex}', 'hex')"),
-            _ => format!("X'{hex}'"),
-        };
-        let (five, ten) = earlier_checksums(&engine);
-        exec(
+        let (_, ten) = earlier_checksums(&engine);
+        as_an_earlier_version_left_it(&engine, ten);
+        engines::exec(
             &engine,
-            &[
-                rename.to_string(),
-                // Migrations after 120 came with the move: the earlier version had none of them.
-                "DELETE FROM _sqlx_migrations WHERE version > 120".to_string(),
-                "ALTER TABLE reverify_checkpoint DROP COLUMN scope".to_string(),
-                // Migration 5 as the earlier version's file was (it has changed since).
-                format!("UPDATE _sqlx_migrations SET checksum = {} WHERE version = 5", blob(five)),
-                format!(
-                    "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) \
-                     VALUES (10, 'add relevance level to tool invocation', TRUE, {}, 0)",
-                    blob(ten)
-                ),
-                format!(
-                    "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) \
-                     VALUES (20240101, 'the agent''s own', TRUE, {}, 0)",
-                    blob("00")
-                ),
-            ],
+            &[format!(
+                "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) \
+                 VALUES (20240101, 'the agent''s own', TRUE, {}, 0)",
+                blob(&engine, "00")
+            )],
         );
         ok(&engine, "migrate an earlier version's database", &gc(&engine.url, &["migrate"]));
         assert_eq!(
@@ -461,6 +410,39 @@ fn earlier_checksums(engine: &Engine) -> (&'static str, &'static str) {
     }
 }
 
+/// A checksum as a binary literal of the engine's SQL.
+fn blob(engine: &Engine, hex: &str) -> String {
+    match engine.name {
+        "postgres" => format!("decode('{hex}', 'hex')"),
+        _ => format!("X'{hex}'"),
+    }
+}
+
+/// A migrated database turned back into what an earlier groundcheck left: its history in
+/// sqlx's default table (migrations after 120 came with the move; migration 5 as its file
+/// was then), and a version 10 row whose checksum is `ten` (hex).
+fn as_an_earlier_version_left_it(engine: &Engine, ten: &str) {
+    let rename = match engine.name {
+        "mariadb" => "RENAME TABLE groundcheck_migrations TO _sqlx_migrations",
+        _ => "ALTER TABLE groundcheck_migrations RENAME TO _sqlx_migrations",
+    };
+    let (five, _) = earlier_checksums(engine);
+    engines::exec(
+        engine,
+        &[
+            rename.to_string(),
+            "DELETE FROM _sqlx_migrations WHERE version > 120".to_string(),
+            "ALTER TABLE reverify_checkpoint DROP COLUMN scope".to_string(),
+            format!("UPDATE _sqlx_migrations SET checksum = {} WHERE version = 5", blob(engine, five)),
+            format!(
+                "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) \
+                 VALUES (10, 'add relevance level to tool invocation', TRUE, {}, 0)",
+                blob(engine, ten)
+            ),
+        ],
+    );
+}
+
 /// Regression: rows of `_sqlx_migrations` were taken for an earlier groundcheck's by version
 /// and description, so the agent's own V010 (named as groundcheck's old migration 10 was) was
 /// deleted. Only a row with groundcheck's checksum is moved; the agent's stays as it is. And a
@@ -471,30 +453,8 @@ fn only_rows_with_groundchecks_checksums_are_taken_and_a_foreign_one_is_named() 
     for engine in engines::all() {
         ok(&engine, "migrate", &gc(&engine.url, &["migrate"]));
         let ours = versions(&engine, "groundcheck_migrations");
-        let rename = match engine.name {
-            "mariadb" => "RENAME TABLE groundcheck_migrations TO _sqlx_migrations",
-            _ => "ALTER TABLE groundcheck_migrations RENAME TO _sqlx_migrations",
-        };
-        let blob = |hex: &str| match engine.name {
-            "postgres" => format!("decode('{hex}', 'hex')"),
-            _ => format!("X'{hex}'"),
-        };
-        let (five, _) = earlier_checksums(&engine);
-        exec(
-            &engine,
-            &[
-                rename.to_string(),
-                "DELETE FROM _sqlx_migrations WHERE version > 120".to_string(),
-                "ALTER TABLE reverify_checkpoint DROP COLUMN scope".to_string(),
-                format!("UPDATE _sqlx_migrations SET checksum = {} WHERE version = 5", blob(five)),
-                // The agent's own V010: groundcheck's old name, the agent's own file.
-                format!(
-                    "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) \
-                     VALUES (10, 'add relevance level to tool invocation', TRUE, {}, 0)",
-                    blob("0a0b0c")
-                ),
-            ],
-        );
+        // The agent's own V010: groundcheck's old name, the agent's own file.
+        as_an_earlier_version_left_it(&engine, "0a0b0c");
         let agents = history(&engine, "_sqlx_migrations").into_iter().filter(|h| h.starts_with("10 "));
         let agents: Vec<String> = agents.collect();
         ok(&engine, "migrate", &gc(&engine.url, &["migrate"]));
@@ -502,8 +462,11 @@ fn only_rows_with_groundchecks_checksums_are_taken_and_a_foreign_one_is_named() 
         assert_eq!(versions(&engine, "groundcheck_migrations"), ours, "{}", engine.name);
 
         // A row of groundcheck's own table that groundcheck did not write.
-        let sql = format!("UPDATE groundcheck_migrations SET checksum = {} WHERE version = 100", blob("0a"));
-        exec(&engine, &[sql]);
+        let sql = format!(
+            "UPDATE groundcheck_migrations SET checksum = {} WHERE version = 100",
+            blob(&engine, "0a")
+        );
+        engines::exec(&engine, &[sql]);
         let before = history(&engine, "groundcheck_migrations");
         let out = gc(&engine.url, &["migrate"]);
         assert_eq!(out.code, 2, "{}: {out:?}", engine.name);
@@ -526,7 +489,7 @@ fn only_rows_with_groundchecks_checksums_are_taken_and_a_foreign_one_is_named() 
 fn a_tool_invocation_without_a_column_groundcheck_reads_names_it_and_what_to_do() {
     for engine in engines::all() {
         let (id, created_at, tail) = column_types(&engine);
-        exec(
+        engines::exec(
             &engine,
             &[format!(
                 "CREATE TABLE tool_invocation ({id}, session_id VARCHAR(64) NOT NULL, run_id VARCHAR(64), \

@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 
 use serde_json::Value;
-use sqlx::{AssertSqlSafe, Connection, Row};
+use sqlx::{Connection, Row};
 
 use crate::engines::{self, block_on, Engine};
 use crate::harness::{self, Outcome};
@@ -82,42 +82,13 @@ fn drop_all(engine: &Engine) {
     let cascade = if engine.name == "postgres" { " CASCADE" } else { "" };
     let statements: Vec<String> =
         tables.iter().map(|t| format!("DROP TABLE IF EXISTS {t}{cascade}")).collect();
-    exec(engine, &statements);
-}
-
-fn url(engine: &Engine) -> String {
-    match engine.name {
-        "sqlite" => format!("{}?mode=rwc", engine.url),
-        _ => engine.url.clone(),
-    }
-}
-
-fn exec(engine: &Engine, statements: &[String]) {
-    let url = url(engine);
-    block_on(async {
-        macro_rules! run_all {
-            ($conn:ty) => {{
-                let mut conn = <$conn>::connect(&url).await.expect("the database is reachable");
-                for sql in statements {
-                    sqlx::raw_sql(AssertSqlSafe(sql.clone()))
-                        .execute(&mut conn)
-                        .await
-                        .unwrap_or_else(|e| panic!("{}: {sql}: {e}", engine.name));
-                }
-            }};
-        }
-        match engine.name {
-            "sqlite" => run_all!(sqlx::SqliteConnection),
-            "mariadb" => run_all!(sqlx::MySqlConnection),
-            _ => run_all!(sqlx::PgConnection),
-        }
-    })
+    engines::exec(engine, &statements);
 }
 
 /// Each raw output as the server's text of the value, read by plain SQL: what a bundle of the
 /// same text holds.
 fn stored_outputs(engine: &Engine, declaration: &Declaration) -> BTreeMap<i64, String> {
-    let url = url(engine);
+    let url = engines::creating(engine);
     block_on(async {
         macro_rules! fetch {
             ($conn:ty, $sql:expr) => {{
@@ -212,7 +183,7 @@ fn outcomes(runs: &BTreeMap<String, Value>) -> Vec<(i64, String, String)> {
 
 /// The stored verdicts of `reverify --write`, in id order.
 fn stored_verdicts(engine: &Engine) -> Vec<(i64, String, String)> {
-    let url = url(engine);
+    let url = engines::creating(engine);
     let sql = "SELECT invocation_id, status, reason FROM evidence_verification ORDER BY invocation_id";
     block_on(async {
         macro_rules! fetch {
@@ -266,8 +237,8 @@ fn every_door_reads_agent_declared_types_as_verify_reads_the_same_text() {
         for declaration in declarations(engine.name) {
             let what = format!("{} {}", engine.name, declaration.name);
             drop_all(&engine);
-            exec(&engine, &create(&engine, &declaration));
-            let url = url(&engine);
+            engines::exec(&engine, &create(&engine, &declaration));
+            let url = engines::creating(&engine);
             ok(&what, &gc(&url, &["migrate"]));
             let files: Vec<String> = FIXTURES
                 .iter()
@@ -332,7 +303,7 @@ fn misdeclared(engine: &Engine, column: &str, bad: &str) {
         "INSERT INTO tool_invocation (id, session_id, run_id, tool_name, input_params, output_length, created_at) \
          VALUES (1, 's-1', 'run-a', 'query_logs', {params}, 43, '2026-01-01')"
     );
-    exec(engine, &[create, insert]);
+    engines::exec(engine, &[create, insert]);
 }
 
 #[test]
@@ -354,7 +325,7 @@ fn a_column_type_that_cannot_hold_its_value_stops_every_read_naming_it() {
             ("input_params", int, int_shown, "a JSON column must be JSON, JSONB"),
         ] {
             misdeclared(&engine, column, bad);
-            let url = url(&engine);
+            let url = engines::creating(&engine);
             let dir = harness::temp_dir();
             let out_dir = dir.path().join("out").display().to_string();
             let named = format!("tool_invocation.{column} is {shown}: {kind}");
@@ -398,8 +369,8 @@ fn integer_and_bit_booleans_read_as_the_values_written() {
              (7, 's-1', 'run-a', 3, 'query_logs', '{}', 43, 1, 1250, b'0', '2026-01-01 00:00:01.5'), \
              (8, 's-1', 'run-a', 4, 'query_logs', '{}', 44, 0, 0, b'1', '2026-01-01 00:00:02')"
                 .to_string();
-        exec(&engine, &[create, insert]);
-        let url = url(&engine);
+        engines::exec(&engine, &[create, insert]);
+        let url = engines::creating(&engine);
         let dir = harness::temp_dir();
         let out_dir = dir.path().join("out");
         ok(engine.name, &gc(&url, &["export", "--out", out_dir.to_str().unwrap(), "run-a"]));

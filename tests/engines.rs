@@ -158,3 +158,36 @@ pub fn texts(url: &str, sql: &'static str) -> Vec<String> {
         }
     })
 }
+
+/// A URL the test itself may create the SQLite file with (the agent made the database, so the
+/// test makes it before groundcheck opens it).
+pub fn creating(engine: &Engine) -> String {
+    match engine.name {
+        "sqlite" => format!("{}?mode=rwc", engine.url),
+        _ => engine.url.clone(),
+    }
+}
+
+/// Runs statements in order on the engine, each as given (an agent's own DDL and rows).
+pub fn exec(engine: &Engine, statements: &[String]) {
+    use sqlx::{AssertSqlSafe, Connection};
+    let url = creating(engine);
+    block_on(async {
+        macro_rules! run_all {
+            ($conn:ty) => {{
+                let mut conn = <$conn>::connect(&url).await.expect("the database is reachable");
+                for sql in statements {
+                    sqlx::raw_sql(AssertSqlSafe(sql.clone()))
+                        .execute(&mut conn)
+                        .await
+                        .unwrap_or_else(|e| panic!("{}: {sql}: {e}", engine.name));
+                }
+            }};
+        }
+        match engine.name {
+            "sqlite" => run_all!(sqlx::SqliteConnection),
+            "mariadb" => run_all!(sqlx::MySqlConnection),
+            _ => run_all!(sqlx::PgConnection),
+        }
+    })
+}
