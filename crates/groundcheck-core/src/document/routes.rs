@@ -53,8 +53,9 @@ impl Route {
     ) -> Route {
         match raw.text() {
             Some(_) if fast => match singular_plan(refs, policy, cache) {
-                Some(plan) => Route::Located { plan },
-                None => Route::Value { general: has_general_path(refs, policy, cache) },
+                Some(plan) if !plan.is_empty() && plan.len() <= MAX_PATHS => Route::Located { plan },
+                Some(_) => Route::Value { general: false },
+                None => Route::Value { general: true },
             },
             _ => Route::Tree { general: has_general_path(refs, policy, cache) },
         }
@@ -99,7 +100,8 @@ fn has_general_path(refs: &[ClaimedRef], policy: &Policy, cache: &PathCache) -> 
 }
 
 /// The distinct singular paths to locate, when every ref that will be checked has one
-/// (invalid and over-long paths aside: they need no document). `None`: a general path.
+/// (invalid and over-long paths aside: they need no document). `None`: a general path (the
+/// caller decides whether the plan is worth locating: not empty, at most [`MAX_PATHS`]).
 fn singular_plan(refs: &[ClaimedRef], policy: &Policy, cache: &PathCache) -> Option<Vec<(String, Compiled)>> {
     let mut plan: Vec<(String, Compiled)> = Vec::new();
     for r in refs {
@@ -115,7 +117,7 @@ fn singular_plan(refs: &[ClaimedRef], policy: &Policy, cache: &PathCache) -> Opt
             Ok(_) => plan.push((path.to_string(), compiled)),
         }
     }
-    (!plan.is_empty() && plan.len() <= MAX_PATHS).then_some(plan)
+    Some(plan)
 }
 
 /// Loads the text for `plan`'s singular paths only: validated whole, but only the selected
