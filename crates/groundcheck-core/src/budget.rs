@@ -368,8 +368,8 @@ struct FilterPlan {
     queries: Vec<(bool, QueryPlan)>,
     /// The comparisons' and functions' own costs.
     costs: Vec<Cost>,
-    /// The expression as written (for the tests' reference evaluation).
-    #[cfg_attr(not(test), allow(dead_code))]
+    /// The expression as written, for the tests' reference evaluation only.
+    #[cfg(test)]
     text: String,
 }
 
@@ -418,7 +418,10 @@ fn query_plan(segments: &[SegmentText<'_>]) -> Option<QueryPlan> {
 
 /// The work plan of a filter expression (text serde_json_path has parsed, so valid).
 fn filter_plan(expression: &str) -> Option<FilterPlan> {
+    #[cfg(test)]
     let plan = FilterPlan { text: expression.to_string(), ..FilterPlan::default() };
+    #[cfg(not(test))]
+    let plan = FilterPlan::default();
     let mut reader = ExpressionReader { text: expression, at: 0, plan };
     reader.sequence()?;
     (reader.at >= expression.len()).then_some(reader.plan)
