@@ -8,21 +8,21 @@ mod browser;
 mod bundle_limit;
 mod cli;
 mod connect;
+mod conveniences;
 /// The seeded corpus generator of `examples/corpus.rs`, shared by the tests that need volume.
 #[path = "../examples/corpus.rs"]
 mod corpus;
 mod cts;
+mod database_faults;
+mod disk_full_and_locked;
 mod engines;
 mod fast_path;
-mod fault_lines;
-mod faults;
 mod fixture_tables;
 mod frozen_database;
 mod fuzz_regressions;
-mod habits;
 mod harness;
 mod host_safety;
-mod hostile;
+mod hostile_corpus;
 mod json_in_strings;
 mod near_misses;
 mod otel;

@@ -1,4 +1,4 @@
-//! The small habits people expect of a command-line tool: shell completions and a man page,
+//! The small conveniences people expect of a command-line tool: shell completions and a man page,
 //! plain dates for `--since`/`--until`, a `--tool` that matches nothing said so, and bundles
 //! written with a UTF-8 byte order mark read. (A `tool_invocation` without a column
 //! groundcheck reads, named with what to do, is in `agent_schema`, on every engine.)

@@ -1,6 +1,6 @@
 //! The hostile-input corpus (`fixtures/hostile/`): every file is verified by the real
 //! binary, which must exit 0 with a report whose counts add up and whose every value comes
-//! from the the report's sets; a few key verdicts are pinned here, beside the full snapshots of
+//! from the report's sets; a few key verdicts are pinned here, beside the full snapshots of
 //! `snapshots::every_fixture_json_report`; the report is the same on one thread or two; and
 //! the cases too large to snapshot (a 1 MiB quote, the 1,000-ref boundary) are generated.
 
