@@ -23,34 +23,53 @@ pub struct Engine {
 static MYSQL: Mutex<()> = Mutex::new(());
 static POSTGRES: Mutex<()> = Mutex::new(());
 
+/// The server engines: name, the variable naming its URL, the lock on its test database.
+static SERVERS: [(&str, &str, &Mutex<()>); 2] = [
+    ("mariadb", "GROUNDCHECK_TEST_MYSQL_URL", &MYSQL),
+    ("postgres", "GROUNDCHECK_TEST_POSTGRES_URL", &POSTGRES),
+];
+
 /// Every engine available here, each reset to an empty database. Call once per test.
 pub fn all() -> Vec<Engine> {
     let dir = tempfile::tempdir().expect("a temporary folder");
     let sqlite = format!("sqlite://{}", dir.path().join("groundcheck.db").display());
     let mut engines = vec![Engine { name: "sqlite", url: sqlite, _lock: None, _dir: Some(dir) }];
-    for (name, var, lock) in [
-        ("mariadb", "GROUNDCHECK_TEST_MYSQL_URL", &MYSQL),
-        ("postgres", "GROUNDCHECK_TEST_POSTGRES_URL", &POSTGRES),
-    ] {
-        match std::env::var(var) {
-            Ok(url) if !url.is_empty() => {
-                let guard = lock.lock().unwrap_or_else(|e| e.into_inner());
-                reset(&url);
-                engines.push(Engine { name, url, _lock: Some(guard), _dir: None });
-            }
-            _ if crate::harness::under_ci() => {
-                panic!("{var} is not set: under CI the {name} storage tests must run (see scripts/README.md)")
-            }
-            _ => {
-                // Straight to the handle: libtest captures eprintln! of passing tests.
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "skipping {name}: {var} is not set (eval \"$(scripts/test-databases.sh start)\")"
-                );
-            }
+    for &(name, var, lock) in &SERVERS {
+        if let Some(url) = configured(name, var) {
+            let guard = lock.lock().unwrap_or_else(|e| e.into_inner());
+            reset(&url);
+            engines.push(Engine { name, url, _lock: Some(guard), _dir: None });
         }
     }
     engines
+}
+
+/// The URL of the `mariadb` or `postgres` server, without its lock and without a reset, for a
+/// test that only connects and reads or writes nothing in the test database (a wrong port, a
+/// wrong password): holding the lock through such a test's waits would stall every storage
+/// test of the engine for nothing. None (with a line on stderr) when the server is not
+/// configured; under CI a missing server fails the test instead.
+pub fn server_url(name: &str) -> Option<String> {
+    let &(name, var, _) = SERVERS.iter().find(|(n, ..)| *n == name).expect("mariadb or postgres");
+    configured(name, var)
+}
+
+/// The URL in `var`, or None after saying the engine is skipped (a panic under CI).
+fn configured(name: &str, var: &str) -> Option<String> {
+    match std::env::var(var) {
+        Ok(url) if !url.is_empty() => Some(url),
+        _ if crate::harness::under_ci() => {
+            panic!("{var} is not set: under CI the {name} storage tests must run (see scripts/README.md)")
+        }
+        _ => {
+            // Straight to the handle: libtest captures eprintln! of passing tests.
+            let _ = writeln!(
+                std::io::stderr(),
+                "skipping {name}: {var} is not set (eval \"$(scripts/test-databases.sh start)\")"
+            );
+            None
+        }
+    }
 }
 
 /// Runs an async block to completion (the tests themselves are synchronous).
