@@ -2,6 +2,7 @@
 # The Python package as users install it, in one command:
 #
 #   scripts/build-wheel.sh [--out DIR]
+#   scripts/build-wheel.sh --prepare      only install the build tools (below), build nothing
 #
 # Builds into DIR (default target/wheels):
 #   groundcheck-VERSION-cp310-abi3-manylinux2014_ARCH.manylinux_2_17_ARCH.whl
@@ -20,22 +21,23 @@ cd "$(dirname "$0")/.."
 
 log() { echo "build-wheel.sh: $*" >&2; }
 
-out=target/wheels
+out=target/wheels prepare_only=no
 while (($#)); do
   case "$1" in
     --out) out="${2:?--out needs a folder}"; shift 2 ;;
+    --prepare) prepare_only=yes; shift ;;
     *) log "unknown argument $1 (see the top of scripts/build-wheel.sh)"; exit 1 ;;
   esac
 done
-mkdir -p "$out"
-out="$(realpath "$out")"
-
 venv=target/wheel-venv
 if [[ ! -x $venv/bin/maturin ]] || ! "$venv/bin/python" -c 'import ziglang' 2>/dev/null; then
   log "installing maturin and ziglang into $venv"
   python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet --disable-pip-version-check 'maturin>=1.9,<2' ziglang
 fi
+[[ $prepare_only == no ]] || exit 0
+mkdir -p "$out"
+out="$(realpath "$out")"
 
 log "building the manylinux2014 wheel (release, linked through zig)"
 # maturin finds zig as `python -m ziglang` of the Python on PATH.

@@ -4,8 +4,11 @@
 #   scripts/test-java.sh [JUNIT CONSOLE ARGS...]
 #
 # 1. Builds the release jar exactly as users get it (scripts/build-jar.sh: the native library
-#    optimised and stripped, in target/java-release/) and the command line the tests compare
-#    with (debug, as the Rust suite builds it).
+#    optimised and stripped, in target/java-release/), unless GROUNDCHECK_JAR names that jar
+#    already built (scripts/test.sh builds it beside the Rust suite). The command line the tests
+#    compare with is GROUNDCHECK_BIN, else target/debug/groundcheck as scripts/test.sh's one
+#    debug build makes it (run when the binary is missing; never a build of the binary alone,
+#    whose features would differ from the test build's and overwrite its binary).
 # 2. Compiles the Java library's classes alone too (no native library beside them), for the
 #    test of loading from java.library.path.
 # 3. Compiles the README's Java example against the jar alone, and the JUnit 5 tests.
@@ -39,11 +42,21 @@ platform="$os-$arch"
 case "$os" in macos) lib=libgroundcheck_jni.dylib ;; windows) lib=groundcheck_jni.dll ;; *) lib=libgroundcheck_jni.so ;; esac
 
 version="$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)"
-release=target/java-release
-jarfile="$release/groundcheck-$version.jar"
-log "building the release jar (scripts/build-jar.sh) and the groundcheck binary (debug)"
-bash scripts/build-jar.sh --out "$release"
-cargo build --locked --bin groundcheck --quiet
+if [[ -n "${GROUNDCHECK_JAR:-}" ]]; then
+  jarfile="$GROUNDCHECK_JAR"
+  [[ -r $jarfile ]] || { log "GROUNDCHECK_JAR: no jar at $jarfile"; exit 1; }
+else
+  release=target/java-release
+  jarfile="$release/groundcheck-$version.jar"
+  log "building the release jar (scripts/build-jar.sh)"
+  bash scripts/build-jar.sh --out "$release"
+fi
+jarfile="$(realpath "$jarfile")"
+bin="${GROUNDCHECK_BIN:-$PWD/${CARGO_TARGET_DIR:-target}/debug/groundcheck}"
+if [[ ! -x $bin ]]; then
+  log "building the groundcheck binary (debug, as scripts/test.sh builds it)"
+  cargo build --workspace --locked --features groundcheck-py/test-hooks --all-targets --quiet
+fi
 
 out=target/java
 rm -rf "$out"
@@ -52,7 +65,7 @@ mkdir -p "$out/classes" "$out/native" "$out/test-classes" "$out/readme"
 log "compiling bindings/java's classes alone (Java 17)"
 javac --release 17 -Xlint:all -Werror -encoding UTF-8 -d "$out/classes" $(find bindings/java/src/main/java -name '*.java')
 # The jar's own library, for the test that loads it from java.library.path.
-(cd "$out/native" && jar --extract --file "$OLDPWD/$jarfile" "native/$platform/$lib")
+(cd "$out/native" && jar --extract --file "$jarfile" "native/$platform/$lib")
 mv "$out/native/native/$platform/$lib" "$out/native/$lib"
 rm -rf "$out/native/native"
 cp "$jarfile" "$out/groundcheck.jar"
@@ -73,7 +86,7 @@ log "running JUnit 5"
 set +e
 java -Xmx512m \
   -Dgroundcheck.root="$PWD" \
-  -Dgroundcheck.bin="$PWD/target/debug/groundcheck" \
+  -Dgroundcheck.bin="$bin" \
   -Dgroundcheck.readme.classes="$PWD/$out/readme" -Dgroundcheck.readme.class="$class" \
   -Dgroundcheck.jar="$PWD/$out/groundcheck.jar" \
   -Dgroundcheck.classes="$PWD/$out/classes" -Dgroundcheck.test.classes="$PWD/$out/test-classes" \

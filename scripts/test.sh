@@ -2,26 +2,63 @@
 # Every test suite of groundcheck, in one command, on a fresh Debian machine with Rust:
 #
 #   scripts/test.sh [CARGO TEST ARGS...]
+#   scripts/test.sh --prepare        step 1 alone (CI runs it while clippy runs)
 #
 # 1. Installs what the suites need and the machine lacks (Debian packages, with apt-get when
-#    run as root or with password-less sudo; otherwise it names the packages and stops).
+#    run as root or with password-less sudo; otherwise it names the packages and stops), makes
+#    the Python virtual environment target/python-venv with the suites' PyPI packages, and the
+#    wheel's build tools (scripts/build-wheel.sh --prepare).
 # 2. Starts throwaway MariaDB and PostgreSQL servers on 127.0.0.1 (scripts/test-databases.sh),
 #    unless GROUNDCHECK_TEST_MYSQL_URL and GROUNDCHECK_TEST_POSTGRES_URL already name servers.
-# 3. Runs every suite: the Rust workspace (unit, integration, browser, database and doc tests),
-#    then the Python package (crates/groundcheck-py) built into a virtual environment under
-#    target/ and tested with pytest against the same binary, then `groundcheck mcp` driven by
-#    the official MCP Python SDK (crates/groundcheck-mcp/tests-python) in the same environment,
-#    then the Java library (bindings/java over crates/groundcheck-jni) with JUnit 5
-#    (scripts/test-java.sh).
-# 4. Stops the servers it started, and only those, however the suites ended.
+# 3. Builds the debug crate graph once, in one cargo invocation: every crate and test target of
+#    the workspace, the Python extension (with its `test-hooks` feature) included. Every later
+#    debug step uses what it built: `cargo test` compiles nothing more, the Python package is
+#    that extension installed into the environment, and the Python, MCP and Java suites run the
+#    `groundcheck` binary it made. (Built on its own, the extension or the binary would resolve
+#    the workspace's features differently and compile the engine again.)
+# 4. Runs every suite: the Rust workspace (unit, integration, browser, database and doc tests),
+#    while the release wheel and the release jar build beside it (scripts/build-wheel.sh, then
+#    scripts/build-jar.sh: the database and browser tests leave the CPU idle for long spells);
+#    then the Python package (crates/groundcheck-py/tests, with the wheel's own checks) with
+#    pytest, `groundcheck mcp` driven by the official MCP Python SDK
+#    (crates/groundcheck-mcp/tests-python), and the Java library (bindings/java over
+#    crates/groundcheck-jni, the release jar) with JUnit 5 (scripts/test-java.sh).
+# 5. Stops the servers it started, and only those, however the suites ended, and prints how
+#    long each step took.
 #
-# Run it again and it reuses what is installed; servers that were running before it started
-# (yours, or the script's from an earlier `start`) are used and left running. Arguments go to
-# `cargo test` (e.g. `scripts/test.sh -- host_safety` runs one module of each test binary).
+# Run it again and it reuses what is installed (the virtual environment too, while its package
+# list is unchanged); servers that were running before it started (yours, or the script's from
+# an earlier `start`) are used and left running. Arguments go to `cargo test` (e.g.
+# `scripts/test.sh -- host_safety` runs one module of each test binary).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 log() { echo "test.sh: $*" >&2; }
+
+# ------------------------------------------------------------------ step times
+# timed NAME COMMAND...: runs the command, logs its elapsed seconds, and keeps them for the
+# summary printed at exit (CI's log shows where the time goes). Not in an `if` or `||`: a
+# failing command still stops the script (set -e), and the summary names the step it stopped in.
+step_times=() step="" step_start=0
+timed() {
+  step="$1" step_start=$SECONDS
+  shift
+  "$@"
+  step_times+=("$(printf '%5d s  %s' $((SECONDS - step_start)) "$step")")
+  log "[$((SECONDS - step_start)) s] $step"
+  step=""
+}
+summary() {
+  [[ -z $step ]] || step_times+=("$(printf '%5d s  %s (failed)' $((SECONDS - step_start)) "$step")")
+  ((${#step_times[@]})) || return 0
+  log "step times:"
+  printf 'test.sh: %s\n' "${step_times[@]}" >&2
+  log "$(printf '%5d s  in all' "$SECONDS")"
+}
+
+target="${CARGO_TARGET_DIR:-target}"
+venv=target/python-venv
+version="$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)"
 
 # ------------------------------------------------------------------ what the suites need
 # A command the suites run, and the Debian package that brings it.
@@ -31,30 +68,30 @@ needs=(
   "jq jq"
   "javac default-jdk-headless"
 )
-missing=()
-for need in "${needs[@]}"; do
-  read -r cmd package <<<"$need"
-  command -v "$cmd" >/dev/null || missing+=("$package")
-done
-# The Java suite's JUnit 5 console launcher and the MariaDB and PostgreSQL JDBC drivers (jars).
-[[ -r /usr/share/java/junit-platform-console-standalone.jar ]] || missing+=(junit5)
-[[ -r /usr/share/java/mariadb-java-client.jar ]] || missing+=(libmariadb-java)
-[[ -r /usr/share/java/postgresql.jar ]] || missing+=(libpostgresql-jdbc-java)
-# Python's venv (Debian splits it out of python3).
-python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)
-# The database servers, unless the caller brings its own.
-if [[ -z "${GROUNDCHECK_TEST_MYSQL_URL:-}" || -z "${GROUNDCHECK_TEST_POSTGRES_URL:-}" ]]; then
-  { command -v mariadbd || [[ -x /usr/sbin/mariadbd ]]; } >/dev/null || missing+=(mariadb-server)
-  compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || command -v initdb >/dev/null || missing+=(postgresql)
-fi
-
-if ((${#missing[@]})); then
+debian_packages() {
+  local missing=() need cmd package sudo
+  for need in "${needs[@]}"; do
+    read -r cmd package <<<"$need"
+    command -v "$cmd" >/dev/null || missing+=("$package")
+  done
+  # The Java suite's JUnit 5 console launcher and the MariaDB and PostgreSQL JDBC drivers (jars).
+  [[ -r /usr/share/java/junit-platform-console-standalone.jar ]] || missing+=(junit5)
+  [[ -r /usr/share/java/mariadb-java-client.jar ]] || missing+=(libmariadb-java)
+  [[ -r /usr/share/java/postgresql.jar ]] || missing+=(libpostgresql-jdbc-java)
+  # Python's venv (Debian splits it out of python3).
+  python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)
+  # The database servers, unless the caller brings its own.
+  if [[ -z "${GROUNDCHECK_TEST_MYSQL_URL:-}" || -z "${GROUNDCHECK_TEST_POSTGRES_URL:-}" ]]; then
+    { command -v mariadbd || [[ -x /usr/sbin/mariadbd ]]; } >/dev/null || missing+=(mariadb-server)
+    compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || command -v initdb >/dev/null || missing+=(postgresql)
+  fi
+  ((${#missing[@]})) || return 0
   if [[ $EUID -eq 0 ]]; then sudo=()
   elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then sudo=(sudo)
   else
     log "missing Debian packages: ${missing[*]}"
     log "install them, then run this again: sudo apt-get install --no-install-recommends ${missing[*]}"
-    exit 1
+    return 1
   fi
   log "installing ${missing[*]} (apt-get)"
   # No services are started by these packages here: the test servers are our own, on
@@ -62,49 +99,141 @@ if ((${#missing[@]})); then
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
     apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+}
+
+# The Python suites' packages from PyPI, one a line (add a package on a line of its own).
+pip_packages=(
+  maturin
+  pytest
+  mypy
+  mcp
+  jsonschema
+  'psycopg[binary]'
+  pymysql
+  sqlalchemy
+)
+# The environment is made afresh whenever this list changes; target/python-venv/.packages
+# holds the list it was made with.
+python_env() {
+  local wanted
+  wanted="$(printf '%s\n' "${pip_packages[@]}")"
+  if [[ -x $venv/bin/python && -r $venv/.packages && "$(cat "$venv/.packages")" == "$wanted" ]]; then
+    log "Python: $venv has the suites' packages"
+    return 0
+  fi
+  log "Python: making $venv (pip: ${pip_packages[*]})"
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "${pip_packages[@]}"
+  echo "$wanted" >"$venv/.packages"
+}
+
+prepare() {
+  timed "Debian packages" debian_packages
+  timed "Python environment" python_env
+  timed "the wheel's build tools" bash scripts/build-wheel.sh --prepare
+}
+
+if [[ "${1:-}" == --prepare ]]; then
+  trap summary EXIT
+  prepare
+  exit 0
 fi
+# Tried first, so a missing package is named before anything runs; after `--prepare` this
+# finds everything in place.
+prepare
 
 # ------------------------------------------------------------------ the database servers
-if [[ -z "${GROUNDCHECK_TEST_MYSQL_URL:-}" || -z "${GROUNDCHECK_TEST_POSTGRES_URL:-}" ]]; then
-  already="$(bash scripts/test-databases.sh running)"
-  stop_started() {
-    local engine
+background=""
+stop_started() {
+  local status=$? engine
+  # A release build still running when a suite failed: stopped, it would only hold the CPU.
+  if [[ -n $background ]] && kill -0 "$background" 2>/dev/null; then kill -- -"$background" 2>/dev/null || true; fi
+  if [[ -n "${already+set}" ]]; then
     for engine in mariadb postgres; do
       if ! grep -qx "$engine" <<<"$already"; then bash scripts/test-databases.sh stop "$engine" || true; fi
     done
-  }
-  trap stop_started EXIT
+  fi
+  summary
+  return "$status"
+}
+trap stop_started EXIT
+start_databases() {
+  already="$(bash scripts/test-databases.sh running)"
   # Two steps, not `eval "$(…)"`, so that a failed start stops this script.
   db_env="$(bash scripts/test-databases.sh start)"
   eval "$db_env"
+}
+if [[ -z "${GROUNDCHECK_TEST_MYSQL_URL:-}" || -z "${GROUNDCHECK_TEST_POSTGRES_URL:-}" ]]; then
+  timed "database servers" start_databases
 fi
 
-# ------------------------------------------------------------------ the suites
-log "Rust: cargo test --workspace --locked $*"
-cargo test --workspace --locked "$@"
+# ------------------------------------------------------------------ the one debug build
+# The same packages, targets and features in the build and in `cargo test`: one feature
+# resolution, so every crate compiles once.
+cargo_debug=(--workspace --locked --features groundcheck-py/test-hooks)
+timed "debug build (cargo build --all-targets)" cargo build "${cargo_debug[@]}" --all-targets
 
-# The Python package: built from source into a fresh virtual environment (maturin and pytest
-# from PyPI), tested against the binary the Rust suite built.
-venv=target/python-venv
-log "Python: crates/groundcheck-py in $venv, pytest"
-rm -rf "$venv"
-python3 -m venv "$venv"
-"$venv/bin/pip" install --quiet --disable-pip-version-check maturin pytest mypy mcp jsonschema 'psycopg[binary]' pymysql sqlalchemy
-(cd crates/groundcheck-py && VIRTUAL_ENV="$PWD/../../$venv" "../../$venv/bin/maturin" develop --quiet --features test-hooks)
-# The wheel users install (manylinux2014, release), which tests/test_wheel.py checks.
-log "Python: the release wheel, scripts/build-wheel.sh"
-rm -rf target/wheels
-bash scripts/build-wheel.sh --out target/wheels
+# The release wheel and jar, beside the Rust suite; their output goes to a log printed after it.
+release_log="$target/release-builds.log"
+release_builds() {
+  rm -rf target/wheels
+  local start=$SECONDS
+  bash scripts/build-wheel.sh --out target/wheels
+  echo "test.sh: [$((SECONDS - start)) s] release wheel (beside the Rust suite)"
+  start=$SECONDS
+  bash scripts/build-jar.sh --out target/java-release
+  echo "test.sh: [$((SECONDS - start)) s] release jar (beside the Rust suite)"
+}
+log "release wheel and jar: building in the background ($release_log)"
+export -f release_builds
+setsid bash -c 'set -euo pipefail; release_builds' >"$release_log" 2>&1 &
+background=$!
+
+# ------------------------------------------------------------------ the suites
+log "Rust: cargo test ${cargo_debug[*]} $*"
+timed "Rust suite (cargo test)" cargo test "${cargo_debug[@]}" "$@"
+
+wait_release() {
+  local status=0
+  wait "$background" || status=$?
+  background=""
+  sed 's/^/  /' "$release_log" >&2
+  ((status == 0)) || { log "the release builds failed (exit $status)"; return "$status"; }
+}
+timed "waiting for the release wheel and jar" wait_release
+
+# The Python package: the extension the debug build made (test-hooks on), installed into the
+# environment as `maturin develop` installs it (the module beside the package's Python sources,
+# a .pth naming them, the distribution's metadata), without compiling it again.
+install_extension() {
+  local library site dist
+  case "$(uname -s)" in Darwin) library=lib_groundcheck.dylib ;; *) library=lib_groundcheck.so ;; esac
+  cp "$target/debug/$library" crates/groundcheck-py/python/groundcheck/_groundcheck.abi3.so
+  site="$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')"
+  rm -rf "$site"/groundcheck-*.dist-info
+  echo "$PWD/crates/groundcheck-py/python" >"$site/groundcheck.pth"
+  dist="$site/groundcheck-$version.dist-info"
+  mkdir -p "$dist"
+  printf 'Metadata-Version: 2.1\nName: groundcheck\nVersion: %s\nRequires-Python: >=3.10\n' "$version" >"$dist/METADATA"
+  echo "scripts/test.sh" >"$dist/INSTALLER"
+  printf 'groundcheck.pth,,\n%s,,\n' "$(basename "$dist")/METADATA" >"$dist/RECORD"
+}
+timed "Python: install the debug extension" install_extension
+
 wheel="$(ls target/wheels/groundcheck-*-manylinux2014_*.whl)"
-GROUNDCHECK_WHEEL="$PWD/$wheel" GROUNDCHECK_BIN="$PWD/target/debug/groundcheck" \
+log "Python: crates/groundcheck-py/tests, pytest (the wheel: $wheel)"
+timed "Python suite (pytest)" env GROUNDCHECK_WHEEL="$PWD/$wheel" GROUNDCHECK_BIN="$PWD/$target/debug/groundcheck" \
   "$venv/bin/python" -m pytest -q -p no:cacheprovider crates/groundcheck-py/tests
 
 # The MCP server: the official MCP Python SDK (`mcp`) drives the binary over stdio. Nothing in
 # it is skipped: a missing package or binary fails the suite.
 log "MCP: crates/groundcheck-mcp/tests-python, pytest"
-GROUNDCHECK_BIN="$PWD/target/debug/groundcheck" "$venv/bin/python" -m pytest -q -p no:cacheprovider crates/groundcheck-mcp/tests-python
+timed "MCP suite (pytest)" env GROUNDCHECK_BIN="$PWD/$target/debug/groundcheck" \
+  "$venv/bin/python" -m pytest -q -p no:cacheprovider crates/groundcheck-mcp/tests-python
 
-# The Java library: the JNI crate built, the jar packaged with it, JUnit 5 run on the console
-# launcher; a skipped test fails it, and its JDBC test needs the MariaDB server started above.
+# The Java library: the release jar built above, JUnit 5 run on the console launcher; a skipped
+# test fails it, and its JDBC tests need the servers started above.
 log "Java: bindings/java, scripts/test-java.sh"
-bash scripts/test-java.sh
+timed "Java suite (JUnit 5)" env GROUNDCHECK_BIN="$PWD/$target/debug/groundcheck" \
+  GROUNDCHECK_JAR="$PWD/target/java-release/groundcheck-$version.jar" bash scripts/test-java.sh
