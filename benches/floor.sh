@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `groundcheck verify` of bundle files against its floor: serde_json validate-only of the same
-# bytes (examples/floor.rs), every process timed the same way in one run (issue #16 item 5).
+# bytes (examples/floor.rs), every process timed the same way in one run.
 #
 #   benches/floor.sh                          # 1,000 invocations in 22 bundles, 81 MB
 #   N=5000 PER_FILE=250 SCALE=10 benches/floor.sh

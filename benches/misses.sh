@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What failing refs cost (issue #31 item 2): `groundcheck verify --format json` of a seeded corpus
+# What failing refs cost: `groundcheck verify --format json` of a seeded corpus
 # with realistic failing refs (misquotes, wrong paths, inventions; examples/misses.rs) against the
 # same corpus with those refs removed, and against the same with each added failing ref replaced
 # by the hit it was made from (a hit loads its document too). Prints callgrind's instruction

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `groundcheck reverify` against its floor on each engine: a bare sqlx SELECT of the same rows
-# and columns (examples/bare_select.rs), timed in the same run. Issue #16's targets (SQLite):
+# and columns (examples/bare_select.rs), timed in the same run. The targets (SQLite):
 # 1 thread <= 1.5x the SELECT, --write <= 2x, 2 threads >= 1.8x as fast as 1. "1 thread" is
 # RAYON_NUM_THREADS=1 (one verification thread; reading and writing still run beside it);
 # "1 core" is the same pinned to one CPU with taskset, where every stage shares that core.

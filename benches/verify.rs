@@ -1,4 +1,4 @@
-//! Criterion benchmarks of groundcheck-core (issue #5, item 1).
+//! Criterion benchmarks of groundcheck-core: the cost of verification in the engine alone.
 //!
 //! Every figure is a throughput in bytes of raw output, so criterion prints MB/s (MiB/s) and
 //! each `path/…` figure can be read as a ratio to the `floor/…` figures of the same document.
@@ -662,10 +662,10 @@ fn bench_generated(c: &mut Criterion) {
     }
 }
 
-/// Issue #31: a miss beside a hit on the same 1 MB `logs` document and its singular path
-/// (`$.data.result[N].values[3][1]`): `text_not_found` (a misquote: `nearest` is found),
-/// `path_not_found` with `elsewhere` (the right quote under an index past the end) and without
-/// (an invented quote under that path).
+/// What a failing ref costs: a miss beside a hit on the same 1 MB `logs` document and its
+/// singular path (`$.data.result[N].values[3][1]`): `text_not_found` (a misquote: `nearest`
+/// is found), `path_not_found` with `elsewhere` (the right quote under an index past the
+/// end) and without (an invented quote under that path).
 fn bench_misses(c: &mut Criterion, label: &str, doc: &Doc) {
     let singular = &doc.paths[0].1;
     let wrong = singular.replace("values[3]", "values[99999]");

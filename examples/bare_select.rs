@@ -1,6 +1,6 @@
-//! The floor `reverify` is measured against (issue #5, #16): one bare sqlx `SELECT` of the
-//! same rows and columns `reverify` reads — every `tool_invocation` column and the raw
-//! output, with the expressions the store reads them with on that engine — streamed and
+//! The floor `reverify` is measured against (`benches/reverify.sh`): one bare sqlx `SELECT`
+//! of the same rows and columns `reverify` reads — every `tool_invocation` column and the
+//! raw output, with the expressions the store reads them with on that engine — streamed and
 //! decoded to bytes and integers, nothing else.
 //!
 //! ```sh

@@ -4,7 +4,8 @@
 //! exactly, after normalisation, with elisions, or not at all (invented quotes, markers).
 //!
 //! ```sh
-//! cargo run --release --example corpus -- --invocations 200000 --out /tmp/corpus [--seed 7] [--scale 1] [--per-file 2000]
+//! cargo run --release --example corpus -- --invocations 200000 --out /tmp/corpus \
+//!     [--seed 7] [--scale 1] [--per-file 2000]
 //! groundcheck import /tmp/corpus && groundcheck reverify
 //! ```
 //! The same seed gives the same bytes. `--scale` multiplies output sizes (1 ≈ 2 KB median);

@@ -1,9 +1,9 @@
-//! Writes seeded corpora for `benches/misses.sh` (issue #31): `with/`, the bundles of
-//! `examples/corpus.rs` with failing refs added in realistic shares; `without/`, the same
-//! invocations with every ref that fails (`path_not_found`, `text_not_found`) removed; and
-//! `hits/`, the same as `without/` but each added ref that fails replaced by the hit it was
-//! made from (the leaf's own path and text), so that a miss can be set against a hit on the
-//! same document, which loads that document too.
+//! Writes seeded corpora for `benches/misses.sh` (what failing refs cost): `with/`, the
+//! bundles of `examples/corpus.rs` with failing refs added in realistic shares; `without/`,
+//! the same invocations with every ref that fails (`path_not_found`, `text_not_found`)
+//! removed; and `hits/`, the same as `without/` but each added ref that fails replaced by
+//! the hit it was made from (the leaf's own path and text), so that a miss can be set
+//! against a hit on the same document, which loads that document too.
 //!
 //! ```sh
 //! cargo run --release --example misses -- --out /tmp/misses [--invocations 1000] [--per-file 35] \
@@ -15,7 +15,7 @@
 //! nothing; three in ten) or an invention (a plausible line found nowhere; two in ten). One
 //! added ref in ten uses a wildcard path. Which refs fail is not guessed: every invocation of
 //! `with/` is verified with the default policy, and `without/` keeps only the refs that did
-//! not fail. The share of failing refs is printed (35 % with the defaults).
+//! not fail. The share of failing refs is printed.
 #![allow(dead_code)]
 
 #[path = "corpus.rs"]

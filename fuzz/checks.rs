@@ -31,8 +31,9 @@
 //! - `flags` bits 0-1 `success` (None, true, false, None); bits 2-3 `is_truncated` (None, false,
 //!   true, false); bits 4-5 the raw output (none, text, parsed `Json` — text when it does not
 //!   parse —, or text inside the string of an MCP-style wrapper, see `inside_strings`:
-//!   JSON inside strings, encoded up to four times, possibly cut short); bit 6 `retrieval_details` always a JSON string holding the section (else
-//!   parsed when it parses); bit 7 `invalid_utf8`.
+//!   JSON inside strings, encoded up to four times, possibly cut short); bit 6
+//!   `retrieval_details` always a JSON string holding the section (else parsed when it parses);
+//!   bit 7 `invalid_utf8`.
 //! - `mode` bits 0-1 `output_length` (None, the preview's scalar values, its UTF-16 units, its
 //!   bytes); bits 2-4 the third policy's rung and `require`; bits 5-7 its limits (a table of
 //!   boundary values: serde_json's depth 127, the query ceiling, tiny limits). Rung 3 is the
@@ -45,7 +46,8 @@
 //! one chosen by `mode`. Asserts, besides "no panic, no hang, bounded memory": both engines
 //! give equal verdicts, and each verdict keeps the report invariants that are certain
 //! (`check_verdict`), the near-miss ones among them (`check_near_miss`: scores within
-//! bounds, and every `elsewhere` path, used as the ref's path, verifies it). Under the default policy `verify_run` on a one-row run agrees too.
+//! bounds, and every `elsewhere` path, used as the ref's path, verifies it). Under the
+//! default policy `verify_run` on a one-row run agrees too.
 //!
 //! # `resolve`
 //!
@@ -76,7 +78,8 @@ pub fn bundle_parse(data: &[u8]) {
     assert_eq!(again, bundle, "the bundle changed in a write/parse round trip");
     assert_eq!(again.to_json_string(), written, "writing is not a fixed point");
 
-    // Run grouping: the key is the run id, or the session for rows without one (docs/verification.md#bundles).
+    // Run grouping: the key is the run id, or the session for rows without one
+    // (docs/verification.md#bundles).
     let mut runs = RunSet::default();
     let mut seen = HashSet::new();
     let mut accepted = 0;
@@ -263,10 +266,11 @@ fn check_verdict(inv: &Invocation, policy: &Policy, v: &Verdict) {
     }
 }
 
-/// The near-miss fields of docs/verification.md#near-misses: `score` only on a fuzzy match and at least the threshold;
-/// `nearest` only on `text_not_found`, its score in (0, 1] and its text non-empty; and
-/// `elsewhere` only on `path_not_found` / `text_not_found`, naming a leaf that, used as the
-/// ref's path, verifies the ref (on a rung up to the policy's, fuzzy aside).
+/// The near-miss fields of docs/verification.md#near-misses: `score` only on a fuzzy match
+/// and at least the threshold; `nearest` only on `text_not_found`, its score in (0, 1] and
+/// its text non-empty; and `elsewhere` only on `path_not_found` / `text_not_found`, naming
+/// a leaf that, used as the ref's path, verifies the ref (on a rung up to the policy's,
+/// fuzzy aside).
 fn check_near_miss(inv: &Invocation, policy: &Policy, r: &RefReport) {
     let fuzzy = r.rung == Some(Rung::Fuzzy);
     assert_eq!(r.score.is_some(), fuzzy, "{r:?}");

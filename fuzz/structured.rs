@@ -1,4 +1,4 @@
-//! Generated YAML and JSON Lines raw outputs, verified on every route (issue #27): shared by
+//! Generated YAML and JSON Lines raw outputs, verified on every route: shared by
 //! the `structured_views` fuzz target (its choices read from the fuzzer's bytes, so coverage
 //! steers the generator) and `tests/structured_views.rs` (a seeded xorshift, on stable Rust).
 //!

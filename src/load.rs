@@ -123,11 +123,11 @@ pub struct Verified {
 /// Reads every bundle the PATH arguments name (see [`inputs`]) and verifies it, one file at a
 /// time: each file is read, parsed and its invocations verified (each one's raw output file
 /// looked up with `template` just before) before the thread reads another, and each raw
-/// output is dropped once verified. So memory holds one file and its bundle per thread plus the verdicts, never
-/// every raw output of the folder (they are most of its bytes; holding them all made peak
-/// RSS many times the largest file). Files are merged in order, so the runs, the verdicts and the
-/// first problem reported (a bad file, an `id` repeated in a run) are the same with any
-/// number of threads.
+/// output is dropped once verified. So memory holds one file and its bundle per thread plus the
+/// verdicts, never every raw output of the folder (they are most of its bytes; holding them all
+/// made peak RSS many times the largest file). Files are merged in order, so the runs, the
+/// verdicts and the first problem reported (a bad file, an `id` repeated in a run) are the same
+/// with any number of threads.
 pub fn verify_files(
     paths: &[PathBuf],
     policy: &Policy,

@@ -715,8 +715,9 @@ fn help_examples_run_as_shown() {
     assert!(ran_jq, "no example runs jq");
 }
 
-/// Regression: a 10,000-deep output is an ordinary input (docs/verification.md#limits). `verify` gives its refs
-/// `limit_exceeded`; `resolve` refuses JSONPath on it with one line but follows a JSON Pointer.
+/// Regression: a 10,000-deep output is an ordinary input (docs/verification.md#limits).
+/// `verify` gives its refs `limit_exceeded`; `resolve` refuses JSONPath on it with one line but
+/// follows a JSON Pointer.
 #[test]
 fn ten_thousand_deep_documents_neither_crash_verify_nor_resolve() {
     let dir = temp_dir();
@@ -871,9 +872,10 @@ fn a_bad_min_score_is_one_line_and_exit_two_on_every_command() {
     }
 }
 
-/// Issue #27's example: a pod in YAML and `kubectl logs` JSON Lines, each cited by a path into
-/// its structure. Both refs verify, decided on the text's view, with its warning; the human
-/// table and the HTML page say so, the page showing each ref inside the view.
+/// The case that brought the structured views: a pod in YAML and `kubectl logs` JSON Lines,
+/// each cited by a path into its structure. Both refs verify, decided on the text's view,
+/// with its warning; the human table and the HTML page say so, the page showing each ref
+/// inside the view.
 #[test]
 fn the_issue_s_yaml_and_json_lines_example_verifies() {
     let pod = "apiVersion: v1\nkind: Pod\nstatus:\n  containerStatuses:\n  - name: app\n    lastState:\n      terminated:\n        exitCode: 137\n        reason: OOMKilled\n";

@@ -46,8 +46,8 @@ fn gc(url: &str, args: &[&str]) -> Outcome {
     out
 }
 
-/// Asserts a command failed as docs/verification.md#exit-codes says (exit 2, nothing on stdout, one stderr line)
-/// and returns that line.
+/// Asserts a command failed as docs/verification.md#exit-codes says (exit 2, nothing on
+/// stdout, one stderr line) and returns that line.
 fn failure_line<'a>(what: &str, out: &'a Outcome) -> &'a str {
     assert_eq!(out.code, 2, "{what}: exit 2 expected; stderr: {}", out.stderr);
     assert!(out.stdout.is_empty(), "{what}: no report from a failed command: {}", out.stdout);
@@ -267,9 +267,11 @@ fn batches(runs: &[(String, Vec<i64>)], batch_rows: usize) -> Vec<Vec<(String, V
     all
 }
 
-/// docs/verification.md#exit-codes ("no partial writes"), docs/reverify.md#re-verifying-history-reverify ("re-running or resuming never duplicates or loses a
-/// row") and docs/rules.md ("a failed batch … stops the job with one line and exit 2; the
-/// verdicts and checkpoint of committed batches stay, nothing of the failed one is visible").
+/// docs/verification.md#exit-codes ("no partial writes"),
+/// docs/reverify.md#re-verifying-history-reverify ("re-running or resuming never duplicates
+/// or loses a row") and docs/rules.md ("a failed batch … stops the job with one line and
+/// exit 2; the verdicts and checkpoint of committed batches stay, nothing of the failed one
+/// is visible").
 ///
 /// The failure is real: a trigger on `evidence_verification` raises an error (PostgreSQL
 /// `RAISE EXCEPTION`, MariaDB `SIGNAL SQLSTATE '45000'`, SQLite `RAISE(ABORT)`) for one
@@ -396,12 +398,13 @@ fn assert_write_refused(what: &str, url: &str, check_url: &str) {
     assert_eq!(report["summary"]["invocations"].as_i64(), Some(rows), "{what}: reading still works");
 }
 
-/// docs/verification.md#exit-codes: a command that cannot do its job exits 2 with one clear line and no partial
-/// writes. A database that refuses writes — a SQLite file opened `?mode=ro`, the SELECT-only
-/// user on MariaDB and PostgreSQL, a PostgreSQL database whose sessions are read-only (a
-/// replica) — must make `reverify --write` fail on its first batch with a line that says the
-/// write was refused (permission / read-only), and leave no verdict and no checkpoint.
-/// (`chmod 0444` is no test here: CI runs as root, whom file modes do not stop.)
+/// docs/verification.md#exit-codes: a command that cannot do its job exits 2 with one clear
+/// line and no partial writes. A database that refuses writes — a SQLite file opened
+/// `?mode=ro`, the SELECT-only user on MariaDB and PostgreSQL, a PostgreSQL database whose
+/// sessions are read-only (a replica) — must make `reverify --write` fail on its first batch
+/// with a line that says the write was refused (permission / read-only), and leave no
+/// verdict and no checkpoint. (`chmod 0444` is no test here: CI runs as root, whom file
+/// modes do not stop.)
 #[test]
 fn reverify_write_to_a_database_that_refuses_writes_fails_cleanly_and_writes_nothing() {
     for engine in engines::all() {

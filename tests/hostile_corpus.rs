@@ -12,8 +12,8 @@ use serde_json::{json, Value};
 
 use crate::harness::{repo, run, run_with, temp_dir, write};
 
-/// Every status, reason, outcome, rung and source docs/verification.md#checking-a-ref define, so a report holding
-/// anything else (a typo, a new value nobody documented) fails here.
+/// Every status, reason, outcome, rung and source docs/verification.md#checking-a-ref
+/// define, so a report holding anything else (a typo, a new value nobody documented) fails here.
 const STATUSES: [&str; 3] = ["supported", "unsupported", "no_evidence"];
 const OUTCOMES: [&str; 10] = [
     "verified",
@@ -31,8 +31,8 @@ const RUNGS: [&str; 4] = ["exact", "normalized", "elided", "fuzzy"];
 const SOURCES: [&str; 3] = ["raw_output", "preview", "none"];
 const WARNINGS: [&str; 3] = ["invalid_utf8", "marker_with_refs", "read_as_yaml"];
 
-/// The reasons each status may carry (docs/verification.md#classification's table), so a reason paired with the wrong
-/// status is caught too.
+/// The reasons each status may carry (docs/verification.md#classification's table), so a
+/// reason paired with the wrong status is caught too.
 fn reasons_of(status: &str) -> &'static [&'static str] {
     match status {
         "supported" => &["verified"],
@@ -232,8 +232,8 @@ fn reports_are_identical_on_one_thread_or_two() {
     assert!(one.stdout == two.stdout, "reports differ between 1 and 2 threads");
 }
 
-/// docs/verification.md#limits: a `raw_path` over 4,096 characters (after trimming) is `limit_exceeded`, checked
-/// before parsing, but only once steps 1 and 2 pass.
+/// docs/verification.md#limits: a `raw_path` over 4,096 characters (after trimming) is
+/// `limit_exceeded`, checked before parsing, but only once steps 1 and 2 pass.
 #[test]
 fn long_paths_hit_the_length_limit_at_step_three() {
     let report = report(&repo("fixtures/hostile/08_long_paths.json"));
@@ -250,8 +250,8 @@ fn long_paths_hit_the_length_limit_at_step_three() {
     assert_eq!(outcome(90809), "raw_output_unavailable", "step 2 first");
 }
 
-/// docs/verification.md#limits: refs from index 1,000 on are not read, get `limit_exceeded` whatever they hold,
-/// and count as real refs that are not verified.
+/// docs/verification.md#limits: refs from index 1,000 on are not read, get `limit_exceeded`
+/// whatever they hold, and count as real refs that are not verified.
 #[test]
 fn refs_past_the_first_thousand_are_limit_exceeded() {
     let report = report(&repo("fixtures/hostile/12_thousands_of_refs.json"));
@@ -269,9 +269,9 @@ fn refs_past_the_first_thousand_are_limit_exceeded() {
     assert_eq!(inv["warnings"], json!([]));
 }
 
-/// docs/verification.md#limits: depth beyond 512 is `limit_exceeded` at step 2 for every ref reaching it, pointers
-/// included; 130 and 512 levels verify; the first problem met decides between "not JSON" and
-/// "too deep".
+/// docs/verification.md#limits: depth beyond 512 is `limit_exceeded` at step 2 for every ref
+/// reaching it, pointers included; 130 and 512 levels verify; the first problem met decides
+/// between "not JSON" and "too deep".
 #[test]
 fn deep_documents_are_limit_exceeded_or_verified_never_a_crash() {
     let report = report(&repo("fixtures/hostile/13_deep_nesting.json"));
@@ -342,8 +342,9 @@ fn counts(pairs: &[(&str, usize)]) -> BTreeMap<String, usize> {
     pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
 }
 
-/// docs/verification.md#limits boundaries that need 1,000 echoed refs: exactly 1,000 are all read; in a failed
-/// call, "limits aside" means the 1,001st is still `limit_exceeded` (docs/rules.md).
+/// docs/verification.md#limits boundaries that need 1,000 echoed refs: exactly 1,000 are
+/// all read; in a failed call, "limits aside" means the 1,001st is still `limit_exceeded`
+/// (docs/rules.md).
 #[test]
 fn the_thousandth_ref_is_read_and_the_next_is_not_even_in_a_failed_call() {
     let x = json!({"raw_path": "$", "text": "x"});
@@ -355,9 +356,9 @@ fn the_thousandth_ref_is_read_and_the_next_is_not_even_in_a_failed_call() {
     assert_eq!(outcomes, counts(&[("not_checked", 1_000), ("limit_exceeded", 1)]));
 }
 
-/// docs/verification.md#limits: a 1 MiB quote (over 65,536 characters) is `limit_exceeded` before step 1. Kept
-/// out of fixtures/hostile because the report echoes the text in full (docs/verification.md#the-report): its snapshot
-/// would be over a megabyte.
+/// docs/verification.md#limits: a 1 MiB quote (over 65,536 characters) is `limit_exceeded`
+/// before step 1. Kept out of fixtures/hostile because the report echoes the text in full
+/// (docs/verification.md#the-report): its snapshot would be over a megabyte.
 #[test]
 fn a_one_mebibyte_quote_is_limit_exceeded() {
     let text = "connection refused ".repeat(55_189); // 1,048,591 characters

@@ -1,9 +1,10 @@
 //! Property tests (proptest) of two promises that examples cannot pin down:
 //!
-//! - docs/verification.md#classification: classification is per invocation, so a run verified in parallel (rayon) equals
-//!   the sequential result, byte for byte — on generated runs, in 1- and 4-thread pools.
-//! - docs/verification.md#exit-codes / docs/rules.md (Storage): `import` then `export` gives back the bundle, with the
-//!   normalisations the rules name and nothing else.
+//! - docs/verification.md#classification: classification is per invocation, so a run
+//!   verified in parallel (rayon) equals the sequential result, byte for byte — on
+//!   generated runs, in 1- and 4-thread pools.
+//! - docs/verification.md#exit-codes / docs/rules.md (Storage): `import` then `export`
+//!   gives back the bundle, with the normalisations the rules name and nothing else.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -341,7 +342,8 @@ fn invocation() -> impl Strategy<Value = Invocation> {
                 3 | 4 => inv.raw_output = Some(RawOutput::Text(text)),
                 5 => inv.raw_output = Some(RawOutput::Text(format!("plain text: {text} {{"))),
                 6 => {
-                    // A preview that is provably complete stands in for the output (docs/verification.md#the-raw-document).
+                    // A preview that is provably complete stands in for the output
+                    // (docs/verification.md#the-raw-document).
                     inv.output_length = Some(text.chars().count() as i64);
                     inv.is_truncated = Some(false);
                     inv.output_preview = Some(text);
@@ -440,14 +442,14 @@ fn sequential(run: &Run, policy: &Policy) -> RunReport {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
 
-    /// docs/verification.md#classification (last rule) and docs/verification.md (snapshots are byte-for-byte deterministic): a run
-    /// verified in parallel equals the sequential result, byte for byte. Generated runs mix
-    /// documents with numbers as written, Chinese and typographic text, refs whose paths come
-    /// from the document (three spellings, descendant and filter queries) or are junk, quotes
-    /// cut, shouted, elided or invented, broken claims and every raw-output source, under five
-    /// policies including tiny limits. `verify_run` and `verify_runs` in a 1-thread and a
-    /// 4-thread rayon pool, and a plain `verify` loop sorted by id, must all agree,
-    /// as values and as serialized JSON.
+    /// docs/verification.md#classification (last rule) and docs/verification.md (snapshots are
+    /// byte-for-byte deterministic): a run verified in parallel equals the sequential result,
+    /// byte for byte. Generated runs mix documents with numbers as written, Chinese and
+    /// typographic text, refs whose paths come from the document (three spellings, descendant
+    /// and filter queries) or are junk, quotes cut, shouted, elided or invented, broken claims
+    /// and every raw-output source, under five policies including tiny limits. `verify_run`
+    /// and `verify_runs` in a 1-thread and a 4-thread rayon pool, and a plain `verify` loop
+    /// sorted by id, must all agree, as values and as serialized JSON.
     #[test]
     fn parallel_verification_equals_sequential(runs in runs(), policy in policy()) {
         let verifier = Verifier::new(policy);
@@ -877,10 +879,11 @@ proptest! {
 /// The counterexample the round-trip property found, pinned on every engine: a JSON column
 /// whose whole value is a number (`input_params: 1.50`, `retrieval_details: 1e3`, `-0`, a
 /// number beyond f64) keeps its text through `import` and `export` (ARCHITECTURE.md: "JSON
-/// crosses as text, so numbers … survive a round trip"; docs/verification.md#the-raw-document: numbers keep their text),
-/// and importing the same file again changes nothing (README: "importing again changes
-/// nothing"). On SQLite a column declared `JSON` has NUMERIC affinity, which turns such a
-/// text into a number (`1.50` → `1.5`, `1e3` → `1000`) unless groundcheck prevents it.
+/// crosses as text, so numbers … survive a round trip";
+/// docs/verification.md#the-raw-document: numbers keep their text), and importing the same
+/// file again changes nothing (README: "importing again changes nothing"). On SQLite a
+/// column declared `JSON` has NUMERIC affinity, which turns such a text into a number
+/// (`1.50` → `1.5`, `1e3` → `1000`) unless groundcheck prevents it.
 #[test]
 fn bare_numbers_in_json_columns_keep_their_text_on_every_engine() {
     const BUNDLE: &str = r#"{"run_id": "r-bare", "session_id": "s-bare", "invocations": [

@@ -6,8 +6,9 @@
 //! - `bundle_parse`: every fixture bundle as it is.
 //! - `verify_invocation`: every fixture invocation in the target's input layout (raw output as
 //!   text, inline JSON outputs once more as a parsed `Json`, and every output as JSON inside
-//!   the string of an MCP-style wrapper, once and twice, its refs pointing through it), plus adversarial documents
-//!   from `fuzz/adversarial.rs` (shared with `tests/fast_path.rs`) under general and singular refs.
+//!   the string of an MCP-style wrapper, once and twice, its refs pointing through it), plus
+//!   adversarial documents from `fuzz/adversarial.rs` (shared with `tests/fast_path.rs`) under
+//!   general and singular refs.
 //! - `resolve`: every ref's `raw_path` with its invocation's raw output.
 
 use std::fs;

@@ -1,5 +1,6 @@
-//! The `structured_views` fuzz target (issue #27): the fuzzer's bytes are the choices of the
-//! YAML / JSON Lines generator in `../structured.rs`, whose cases it checks on every route.
+//! The `structured_views` fuzz target (raw outputs in YAML or JSON Lines): the fuzzer's
+//! bytes are the choices of the YAML / JSON Lines generator in `../structured.rs`, whose
+//! cases it checks on every route.
 #![no_main]
 
 use std::sync::OnceLock;

@@ -92,8 +92,8 @@ struct Batch {
 
 /// A batch's rows, or already the core's runs. Turning rows into runs (parsing their JSON
 /// columns) costs about an eighth of verifying them. With one verification thread, the reader,
-/// which otherwise waits on that thread most of the time, does it: the verification thread
-/// was 11 % shorter on the bench corpus. A wider pool does it in parallel, where a reader
+/// which otherwise waits on that thread most of the time, does it, and that thread only
+/// verifies. A wider pool does it in parallel, where a reader
 /// doing it alone would be the stage everything waits for.
 enum Runs {
     Rows(Vec<Vec<StoredRow>>),

@@ -102,10 +102,11 @@ fn heavy_filter_regexes_run_in_linear_time() {
 #[test]
 fn limit_output_size() {
     let policy = policy_with(Limits { max_output_bytes: 10, ..Limits::default() });
-    assert_eq!(one_with("$", "abc", Some(r#"["abcdef"]"#), policy).outcome, RefOutcome::Verified); // 10 bytes
-    assert_eq!(one_with("$", "abc", Some(r#"["abcdefg"]"#), policy).outcome, RefOutcome::LimitExceeded); // 11 bytes
-    assert_eq!(one_with("$", "abc", Some("abcdefghijk"), policy).outcome, RefOutcome::LimitExceeded); // not JSON
-                                                                                                      // Bytes, not characters: 9 characters, 14 bytes.
+    // 10 bytes, 11 bytes, and 11 bytes that are not JSON.
+    assert_eq!(one_with("$", "abc", Some(r#"["abcdef"]"#), policy).outcome, RefOutcome::Verified);
+    assert_eq!(one_with("$", "abc", Some(r#"["abcdefg"]"#), policy).outcome, RefOutcome::LimitExceeded);
+    assert_eq!(one_with("$", "abc", Some("abcdefghijk"), policy).outcome, RefOutcome::LimitExceeded);
+    // Bytes, not characters: 9 characters, 14 bytes.
     assert_eq!(one_with("$", "é", Some(r#"["ééééé"]"#), policy).outcome, RefOutcome::LimitExceeded);
     // At step 2: after empty text, before paths.
     assert_eq!(one_with("$", " ", Some(r#"["abcdefg"]"#), policy).outcome, RefOutcome::EmptyText);

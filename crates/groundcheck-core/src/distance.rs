@@ -1,5 +1,6 @@
-//! How close a quote came to a leaf (docs/verification.md#near-misses): the smallest Levenshtein distance between the
-//! normalised quote and any substring of the normalised leaf, over Unicode scalar values.
+//! How close a quote came to a leaf (docs/verification.md#near-misses): the smallest
+//! Levenshtein distance between the normalised quote and any substring of the normalised
+//! leaf, over Unicode scalar values.
 //!
 //! Myers' bit-parallel algorithm (1999) in the block form Hyyrö describes: the column of
 //! the dynamic-programming table is held as vertical deltas, 64 rows to a machine word, and
@@ -81,12 +82,13 @@ impl Quote {
         (best, end)
     }
 
-    /// The start of the substring docs/verification.md#near-misses reports, given [`Quote::distance`]'s answer: the
-    /// largest start at which `leaf[start..end]` is at distance `distance` from the
-    /// quote. The global distance of the reversed quote to the reversed text read backwards
-    /// from `end` is, after `k` characters, the distance of the substring of the last `k`:
-    /// the first `k` where it equals `distance` (it is never smaller) is the shortest. No
-    /// substring longer than `m + distance` can reach it, which bounds the scan.
+    /// The start of the substring docs/verification.md#near-misses reports, given
+    /// [`Quote::distance`]'s answer: the largest start at which `leaf[start..end]` is at
+    /// distance `distance` from the quote. The global distance of the reversed quote to the
+    /// reversed text read backwards from `end` is, after `k` characters, the distance of
+    /// the substring of the last `k`: the first `k` where it equals `distance` (it is never
+    /// smaller) is the shortest. No substring longer than `m + distance` can reach it,
+    /// which bounds the scan.
     pub(crate) fn start(&self, leaf: &str, end: usize, distance: usize) -> usize {
         let mut column = Column::new(&self.backward);
         if column.score == distance {

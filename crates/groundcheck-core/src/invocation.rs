@@ -136,7 +136,8 @@ pub struct Invocation {
     pub tool_name: String,
     /// Tool input parameters.
     pub input_params: Option<Json>,
-    /// Summary or prefix of the output; display only unless provably complete (docs/verification.md#the-raw-document).
+    /// Summary or prefix of the output; display only unless provably complete
+    /// (docs/verification.md#the-raw-document).
     pub output_preview: Option<String>,
     /// Length of the full output in characters (scalar values or UTF-16 units).
     pub output_length: Option<i64>,

@@ -1,6 +1,6 @@
-//! The near-miss search (docs/verification.md#near-misses) over the leaves a path selected, once the exact, normalized
-//! and elided rungs found nothing: the fuzzy rung (when the policy accepts it) and
-//! `nearest`, from one distance per leaf.
+//! The near-miss search (docs/verification.md#near-misses) over the leaves a path selected,
+//! once the exact, normalized and elided rungs found nothing: the fuzzy rung (when the
+//! policy accepts it) and `nearest`, from one distance per leaf.
 //!
 //! The cost is bounded before anything is computed: `m` (the quote's length) times the
 //! total normalised length of the leaves searched may not pass [`COST_BOUND`], so the work

@@ -1,4 +1,5 @@
-//! The text normalisation of the `normalized` rung (docs/verification.md#checking-a-ref), applied to both sides of a match.
+//! The text normalisation of the `normalized` rung (docs/verification.md#checking-a-ref),
+//! applied to both sides of a match.
 //!
 //! Order matters and is fixed by the spec: NFKC, typographic folding, full Unicode lower
 //! casing, white-space runs to one space, trim. NFKC also turns `…` into `...`, which the

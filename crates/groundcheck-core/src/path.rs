@@ -1,4 +1,5 @@
-//! Evidence paths: RFC 9535 JSONPath with the RFC 6901 JSON Pointer fallback (docs/verification.md#checking-a-ref).
+//! Evidence paths: RFC 9535 JSONPath with the RFC 6901 JSON Pointer fallback
+//! (docs/verification.md#checking-a-ref).
 //!
 //! JSONPath queries run on serde_json_path, over a `serde_json::Value` parsed from the text
 //! ([`EvidencePath::select_value`]) or over the `Value` twin of our tree, each selected value
@@ -122,8 +123,9 @@ enum Step {
 }
 
 impl EvidencePath {
-    /// Parses `path` exactly as given (callers trim first where docs/verification.md#the-claim says so): JSONPath, or a
-    /// JSON Pointer when JSONPath fails and the path begins with `/`.
+    /// Parses `path` exactly as given (callers trim first where
+    /// docs/verification.md#the-claim says so): JSONPath, or a JSON Pointer when JSONPath
+    /// fails and the path begins with `/`.
     pub(crate) fn parse(path: &str) -> Result<EvidencePath, PathError> {
         if let Some(at) = truncated_unicode_escape(path) {
             // serde_json_path 0.7.2 panics (`unreachable!`) on a `\u` cut short by the end of

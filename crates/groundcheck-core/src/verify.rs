@@ -1,6 +1,7 @@
-//! Turning invocations into verdicts: checking each ref (docs/verification.md#checking-a-ref of the rules) against the
-//! document `document.rs` loads, and classifying the invocation (docs/verification.md#classification), in parallel over a
-//! run.
+//! Turning invocations into verdicts: checking each ref
+//! (docs/verification.md#checking-a-ref of the rules) against the document `document.rs`
+//! loads, and classifying the invocation (docs/verification.md#classification), in parallel
+//! over a run.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -348,11 +349,11 @@ impl<'a> Checker<'a> {
     }
 }
 
-/// The first leaf of the whole document that holds the quote (docs/verification.md#near-misses `elsewhere`): in the
-/// document as written, else in its expanded view — where only what expansion added can
-/// hold it, the rest being the document as written; none in a view past the node limit. A
-/// text with a structured view is searched in that view, then in what its expanded view
-/// adds, and only then as the whole text.
+/// The first leaf of the whole document that holds the quote
+/// (docs/verification.md#near-misses `elsewhere`): in the document as written, else in its
+/// expanded view — where only what expansion added can hold it, the rest being the document
+/// as written; none in a view past the node limit. A text with a structured view is
+/// searched in that view, then in what its expanded view adds, and only then as the whole text.
 fn elsewhere(
     document: &mut Document<'_>,
     needle: &Needle<'_>,
@@ -373,7 +374,8 @@ fn elsewhere(
     None
 }
 
-/// Steps 4 and 5 of docs/verification.md#checking-a-ref as a [`Search`]: the selected nodes' leaves, rung by rung.
+/// Steps 4 and 5 of docs/verification.md#checking-a-ref as a [`Search`]: the selected
+/// nodes' leaves, rung by rung.
 struct Ladder<'a> {
     policy: &'a Policy,
     needle: Needle<'a>,

@@ -1,6 +1,7 @@
 //! A raw document as a person is shown it (the HTML evidence page): the document as
 //! verification reads it ([`raw_document`], [`structured_document`], [`expanded_document`]),
-//! laid out one value a line ([`pretty`]), and where the `exact` rung finds a quote in a leaf ([`exact_span`]).
+//! laid out one value a line ([`pretty`]), and where the `exact` rung finds a quote in a
+//! leaf ([`exact_span`]).
 //!
 //! The page marks the leaves a report names by their normalized paths (`matched_path`,
 //! `nearest.path`, `elsewhere`), so the layout finds those paths while it walks, with the

@@ -20,8 +20,9 @@ impl RefCounts {
     }
 
     /// `verified / real` in [0, 1]; `None` without real refs, where a share means nothing:
-    /// every `no_evidence` verdict (it has none, by docs/verification.md#classification rows 3–5), and `unsupported` with
-    /// `malformed_details` or `claimed_without_refs`. The label still says the status.
+    /// every `no_evidence` verdict (it has none, by docs/verification.md#classification
+    /// rows 3–5), and `unsupported` with `malformed_details` or `claimed_without_refs`. The
+    /// label still says the status.
     pub fn share(self) -> Option<f64> {
         (self.real > 0).then(|| self.verified as f64 / self.real as f64)
     }

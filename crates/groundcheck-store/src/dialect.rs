@@ -9,7 +9,7 @@
 //! Stored verdicts are looked up from `tool_invocation`'s indexes outward (`CROSS JOIN` is
 //! SQLite's join-order hint, `STRAIGHT_JOIN` MariaDB's): driven from the verdict table's
 //! `(policy, …)` index instead, every lookup scanned all verdicts of the policy, and
-//! `reverify --write` slowed from 8,800 to 500 rows/s between 10,000 and 200,000 rows.
+//! `reverify --write` slowed down as the table grew.
 
 use std::borrow::Cow;
 
@@ -191,9 +191,9 @@ macro_rules! postgres_where {
 /// `$cols` of `tool_invocation`: each distinct listed key (the list is padded with repeats of
 /// its last) looked up on `idx_tool_invocation_run_id` (`idx_session_id`), in a `LATERAL`
 /// subquery that `OFFSET 0` keeps from being flattened. `t.run_id IN (…)` left the plan to
-/// the statistics: at 20,000 rows a list of a batch's runs was estimated at 8 % of the table,
-/// where a sequential scan of the whole table costs about what the index does, so every batch
-/// scanned every row, most of the server's time for the batch (`benches/README.md`, issue #31).
+/// the statistics, which could rate a batch's runs so large a share of the table that a
+/// sequential scan of the whole table cost about what the index does: every batch then
+/// scanned every row, most of the server's time for the batch (`benches/README.md`).
 macro_rules! postgres_keyed {
     (runs, $cols:literal) => {
         postgres_keyed!($cols, "run_id = l.k")

@@ -2,9 +2,10 @@
 //! that drops packets without a reset) would otherwise keep a command waiting for ever, since
 //! a connection that is open but silent never fails by itself. Each statement, each row of a
 //! streamed read, each `BEGIN` and `COMMIT`, and taking a connection from the pool, waits at
-//! most [`Store::statement_timeout`](crate::Store::statement_timeout); past it the call fails with [`ErrorKind::NoAnswer`],
-//! naming the server's host and port. Migrations are not bounded: building an index on a
-//! large agent table may rightly take longer than any statement of a job.
+//! most [`Store::statement_timeout`](crate::Store::statement_timeout); past it the call fails
+//! with [`ErrorKind::NoAnswer`], naming the server's host and port. Migrations are not
+//! bounded: building an index on a large agent table may rightly take longer than any
+//! statement of a job.
 //!
 //! [`ErrorKind::NoAnswer`]: crate::ErrorKind::NoAnswer
 

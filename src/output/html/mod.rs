@@ -8,7 +8,8 @@
 //! images, no forms). The page is a function of the report, the rows and the policy: same
 //! input, same bytes.
 //!
-//! The DOM contract tests and users rely on is documented in docs/evidence-page.md: `article#inv-<id>` with `data-status`, `data-tool`, `data-mismatch`; each ref a
+//! The DOM contract tests and users rely on is documented in docs/evidence-page.md:
+//! `article#inv-<id>` with `data-status`, `data-tool`, `data-mismatch`; each ref a
 //! `[data-ref="<id>:<index>"]` with `data-outcome`; each highlight a `<mark>` with the ref's
 //! `data-ref` and a `data-mark` of `quote`, `leaf`, `nearest` or `elsewhere`.
 

@@ -1,5 +1,5 @@
-//! `elsewhere` (docs/verification.md#near-misses): the first leaf of the whole document, in document order, that holds a
-//! quote the ref's path missed.
+//! `elsewhere` (docs/verification.md#near-misses): the first leaf of the whole document, in
+//! document order, that holds a quote the ref's path missed.
 //!
 //! Every failing ref asks the same document, so each view (as written, expanded) is read
 //! once per invocation into a [`Haystack`]: the texts of all its leaves laid end to end with
@@ -10,8 +10,8 @@
 //! two leaves, or splitting a number, never counts. Rungs are searched in turn, each only
 //! before the best leaf found so far.
 //!
-//! Leaves are normalised only when the normalized or elided rung could hold on them (issue
-//! #31: normalising every leaf of the document was most of the cost of a miss). The
+//! Leaves are normalised only when the normalized or elided rung could hold on them
+//! (normalising every leaf of the document was most of the cost of a miss). The
 //! quote's [`Anchor`] — its longest run of ASCII letters, digits and CJK ideographs once
 //! normalised — is in the normalised text of every leaf either rung holds on; a leaf written
 //! in ASCII, CJK ideographs and CJK or ASCII-like punctuation only ([`plain`]) holds the anchor

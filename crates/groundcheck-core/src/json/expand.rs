@@ -116,7 +116,8 @@ pub(super) fn starts_a_container(text: &str) -> bool {
 /// written starts with `"`, then white space written as itself or escaped (`\n`,
 /// `\u0020`…), then `{`, `[` or their `\u` escapes. `false` when no `"` of the text is
 /// followed so (a closing quote never is in JSON: a `,`, `:`, `]` or `}` comes first), so that
-/// the expanded view is known to be the plain one without parsing the text (issue #31).
+/// the expanded view is known to be the plain one without parsing the text: a failing ref
+/// looks in the expanded view of a document that, most often, has no JSON in its strings.
 pub(crate) fn may_hold_json(text: &str) -> bool {
     let bytes = text.as_bytes();
     if memchr::memmem::find(bytes, b"\\u").is_some() {
@@ -133,7 +134,7 @@ pub(crate) fn may_hold_json_unescaped(text: &str) -> bool {
     // No `\u` escape: from each `"` followed by what could begin such a string, forward over
     // white space. A tool output has a `{` or `[` every few dozen bytes, such a `"` hardly
     // ever: one pass for the seven pairs (a packed SIMD search) is cheaper than stopping at
-    // every bracket, or than a pass per pair (issue #31).
+    // every bracket, or than a pass per pair.
     static PAIRS: LazyLock<Option<Searcher>> =
         LazyLock::new(|| Searcher::new([b"\"{", b"\"[", b"\" ", b"\"\\", b"\"\n", b"\"\t", b"\"\r"]));
     let Some(pairs) = PAIRS.as_ref() else { return may_hold_json_escaped(bytes) };

@@ -1,10 +1,11 @@
 //! Finding what singular paths select in one validating pass, without building the tree.
 //!
 //! Most evidence paths are singular (`$.logs[3].message`). For those the whole text must
-//! still be validated — a text that is not JSON is one string leaf (docs/verification.md#the-raw-document), and the depth
-//! limit and first-problem rule of docs/verification.md#limits apply — but only the selected values need to exist as
-//! trees. [`locate`] walks the text with the tree parser's own lexer, keeping a bitmask per
-//! open container of the paths still on course, and records the byte span of each target.
+//! still be validated — a text that is not JSON is one string leaf
+//! (docs/verification.md#the-raw-document), and the depth limit and first-problem rule of
+//! docs/verification.md#limits apply — but only the selected values need to exist as trees.
+//! [`locate`] walks the text with the tree parser's own lexer, keeping a bitmask per open
+//! container of the paths still on course, and records the byte span of each target.
 
 use std::ops::Range;
 

@@ -117,13 +117,14 @@ impl Json {
         (!json.is_null()).then_some(json)
     }
 
-    /// A document that is a single string: what a non-JSON tool output becomes (docs/verification.md#the-raw-document).
+    /// A document that is a single string: what a non-JSON tool output becomes
+    /// (docs/verification.md#the-raw-document).
     pub fn string(text: &str) -> Json {
         Json { root: Node::String(text.into()), depth: 1 }
     }
 
-    /// Nesting depth as docs/verification.md#limits counts it: the root is 1 (`1`, `[1]` and `{"a":1}` are all 1), an
-    /// array or object inside another is one deeper (`[[]]` is 2).
+    /// Nesting depth as docs/verification.md#limits counts it: the root is 1 (`1`, `[1]`
+    /// and `{"a":1}` are all 1), an array or object inside another is one deeper (`[[]]` is 2).
     pub fn depth(&self) -> usize {
         self.depth
     }

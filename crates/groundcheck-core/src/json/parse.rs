@@ -1,8 +1,8 @@
 //! Strict RFC 8259 parsing into [`Node`] trees, without recursion.
 //!
 //! The parser is an explicit-stack state machine so nesting depth costs heap, not stack. It
-//! stops at the first problem met reading from the start, which is how docs/verification.md#limits decides between
-//! "too deep" and "not JSON" for a text that is both.
+//! stops at the first problem met reading from the start, which is how
+//! docs/verification.md#limits decides between "too deep" and "not JSON" for a text that is both.
 
 use super::{drop_flat, Json, Node};
 use crate::error::{Error, ErrorKind, Position};
