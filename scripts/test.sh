@@ -111,6 +111,11 @@ pip_packages=(
   'psycopg[binary]'
   pymysql
   sqlalchemy
+  pydantic-ai-slim
+  openai-agents
+  langchain
+  langgraph
+  langchain-core
 )
 # The environment is made afresh whenever this list changes; target/python-venv/.packages
 # holds the list it was made with.
