@@ -3,6 +3,7 @@
 //! (`python/groundcheck/`) wraps it in typed results and documented functions; see its
 //! `__init__.py` and the README's Python section.
 
+mod batch;
 mod engine;
 mod errors;
 mod hooks;
@@ -119,6 +120,7 @@ fn _groundcheck(m: &Bound<'_, PyModule>) -> PyResult<()> {
     results::register(m)?;
     m.add_function(wrap_pyfunction!(_resolve, m)?)?;
     m.add_function(wrap_pyfunction!(_loads, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::_verify_batch, m)?)?;
     hooks::register(m)?;
     #[cfg(feature = "test-hooks")]
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;

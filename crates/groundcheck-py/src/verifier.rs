@@ -42,7 +42,7 @@ pub struct Verifier {
 /// What a verification needs, shared with the threads that do it (work handed over lives as
 /// long as it runs, even past a caller that gave up on it).
 #[derive(Clone)]
-struct Work {
+pub(crate) struct Work {
     core: Arc<CoreVerifier>,
     raw_outputs: Option<Arc<Template>>,
 }
@@ -115,6 +115,14 @@ impl Work {
                 groundcheck_files::attach_one(template, inv, max);
             }
         }
+    }
+
+    /// The verdict of `invocation` (`verify_batch`'s rows): its file looked up first, when the
+    /// verifier has a template.
+    pub(crate) fn verify_invocation(&self, invocation: Invocation) -> CoreVerdict {
+        let mut invocation = [invocation];
+        self.attach(&mut invocation);
+        self.core.verify(&invocation[0])
     }
 
     /// The verdict of a row read, with the keys of its run: its file looked up first, when
@@ -194,8 +202,13 @@ fn given_up(py: Python<'_>) -> PyErr {
 }
 
 impl Verifier {
+    /// What its verifications need, for `verify_batch` (batch.rs).
+    pub(crate) fn work(&self) -> Work {
+        self.work.clone()
+    }
+
     /// The pool this verifier's work is handed to, in this process.
-    fn pool(&self, py: Python<'_>) -> PyResult<Arc<rayon::ThreadPool>> {
+    pub(crate) fn pool(&self, py: Python<'_>) -> PyResult<Arc<rayon::ThreadPool>> {
         match &self.threads {
             Threads::Pool(pool, _) => pool.get(py),
             _ => engine::ENGINE.get(py),

@@ -50,6 +50,7 @@ from ._groundcheck import (
     __version__,
     _loads,
     _resolve,
+    _verify_batch,
 )
 from ._types import LimitName, Outcome, ReadAs, Reason, Rung, Source, Status, WarningName
 
@@ -84,6 +85,7 @@ __all__ = [
     "__version__",
     "resolve",
     "verify_bundle",
+    "verify_batch",
     "verify_bundle_json",
     "verify_invocation",
     "verify_run",
@@ -124,6 +126,26 @@ def verify_invocation(row: Mapping[str, Any], policy: Policy | None = None) -> V
 def verify_run(rows: Iterable[Mapping[str, Any]], policy: Policy | None = None) -> Report:
     """The report of rows grouped into runs, verified in parallel with the GIL released."""
     return _verifier(policy).verify_run(rows)
+
+
+def verify_batch(batch: Any, policy: Policy | None = None, *, verifier: Verifier | None = None) -> Any:
+    """The verdicts of an Arrow table or record batch of ``tool_invocation`` rows: anything
+    with ``__arrow_c_stream__`` or ``__arrow_c_array__`` (pyarrow, polars, DuckDB, Spark's
+    ``mapInArrow``, Ray Data's ``map_batches``), read from its buffers with the GIL released
+    and verified in parallel, under ``policy`` (the default when ``None``) or by ``verifier``
+    (its policy, ``raw_outputs`` template and threads).
+
+    Columns are the table's (``id`` and ``tool_name`` required) plus ``raw_output`` or
+    ``raw_output_text``, the output's text; JSON columns are their text, a null is absent.
+    Returns an Arrow record batch (``pyarrow.record_batch(result)`` takes it), one row per
+    invocation in input order: ``id``, ``run_id``, ``session_id``, ``status``, ``reason``,
+    ``claimed_status``, ``claim_agrees``, ``refs`` (the report's ref objects as JSON text).
+    Rows are grouped into runs as ``verify_run`` groups them: keep a run's rows in one call.
+    A column of the wrong Arrow type, an unknown or missing required column, or a bad value
+    raise ``InvalidRowError`` whose ``field`` names the column."""
+    if verifier is not None and policy is not None:
+        raise InvalidPolicyError("give a policy or a verifier, not both")
+    return _verify_batch(verifier if verifier is not None else _verifier(policy), batch)
 
 
 def verify_bundle(path: str | os.PathLike[str], policy: Policy | None = None) -> Report:

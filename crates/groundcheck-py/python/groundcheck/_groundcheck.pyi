@@ -18,6 +18,7 @@ __all__ = [
     "Verifier",
     "_loads",
     "_resolve",
+    "_verify_batch",
     "SCHEMA",
     "__version__",
 ]
@@ -211,3 +212,5 @@ def _resolve(
     document: Any, path: str, limits: Limits | None = None
 ) -> list[tuple[str, str, bool, ReadAs | None]]: ...
 def _loads(text: str) -> Any: ...
+# An Arrow record batch (pyo3-arrow's RecordBatch, read through __arrow_c_array__).
+def _verify_batch(verifier: Verifier, batch: Any) -> Any: ...

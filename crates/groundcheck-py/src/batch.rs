@@ -1,0 +1,655 @@
+//! `verify_batch`: `tool_invocation` rows given as Arrow columns, verified without a Python
+//! object per value.
+//!
+//! Any Arrow table, record batch or stream of record batches crosses through the Arrow
+//! PyCapsule interface (`__arrow_c_array__` / `__arrow_c_stream__`): pyarrow, polars, DuckDB,
+//! Spark's `mapInArrow`, Ray Data's `map_batches` hand over their buffers as they are
+//! (pyo3-arrow's zero-copy FFI). Only that hand-over holds the GIL; the stream is read, each
+//! row read out of the buffers into the core's `Invocation`, verified and turned into an
+//! output row on the package's threads ([`crate::engine`]), in parallel, the caller waiting
+//! with signals let through.
+//!
+//! A row is read by the bundle format's rules, as `verify_run` reads a `dict`: the seed
+//! table's columns and no other (a typo is an error, never hidden evidence), `id` and
+//! `tool_name` required, integer columns within their SQL type (`id`, `step_id` BIGINT; the
+//! counts and `duration_ms` INT) from an Arrow integer column of any width, booleans from a
+//! boolean column (or an integer one holding 0 and 1, as MySQL exports `TINYINT(1)`), text
+//! from `string`, `large_string`, `string_view`, a dictionary of strings or a binary column
+//! (bytes that are not UTF-8 decoded with U+FFFD and the verdict warning `invalid_utf8`, as
+//! the store reads a database's text), `retrieval_details` and `input_params` as the column's
+//! JSON text, `raw_output` or `raw_output_text` as the output's exact text (read as a bundle's
+//! `raw_output_text`: JSON, else JSON Lines or YAML, else one string), `created_at` as text,
+//! a timestamp or a date (in ISO 8601, as Python writes a `datetime`). A null is an absent
+//! value. A column of another Arrow type is one `InvalidRowError` naming it before any row is
+//! read; a row's bad value is one naming the row and the column.
+//!
+//! The answer is one Arrow record batch, a row per invocation in input order: `id`, `run_id`,
+//! `session_id` (the row's own), `status`, `reason`, `claimed_status`, `claim_agrees` and
+//! `refs`, the verdict's ref objects as the JSON report writes them. The rows are grouped into
+//! runs as `verify_run` groups them, so an `id` repeated within a run is the same error.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Date32Type, Date64Type, Int16Type, Int32Type, Int64Type, Int8Type, TimestampMicrosecondType,
+    TimestampMillisecondType, TimestampNanosecondType, TimestampSecondType, UInt16Type, UInt32Type,
+    UInt64Type, UInt8Type,
+};
+use arrow_array::{
+    Array, ArrayRef, ArrowPrimitiveType, BooleanArray, Int64Array, RecordBatch, RecordBatchReader,
+    StringArray,
+};
+use arrow_schema::{DataType, Field, Schema, TimeUnit};
+use groundcheck_core::{Invocation, Json, RawOutput, RunSet, Verdict};
+use pyo3::prelude::*;
+use pyo3::types::PyString;
+use pyo3_arrow::input::AnyRecordBatch;
+use pyo3_arrow::PyRecordBatch;
+use rayon::prelude::*;
+
+use crate::engine;
+use crate::errors::{from_core, guard, invalid_row, raise};
+use crate::verifier::{Verifier, Work};
+
+/// The report of an Arrow table or record batch (anything with `__arrow_c_stream__` or
+/// `__arrow_c_array__`) of `tool_invocation` rows, verified by `verifier`: an Arrow record
+/// batch (pyo3-arrow's, which pyarrow, polars and DuckDB read through the same interface),
+/// one row per invocation in input order.
+#[pyfunction]
+pub fn _verify_batch(
+    py: Python<'_>,
+    verifier: PyRef<'_, Verifier>,
+    batch: &Bound<'_, PyAny>,
+) -> PyResult<PyRecordBatch> {
+    guard("verify_batch", || {
+        let input = batch.extract::<AnyRecordBatch>().map_err(|e| {
+            let type_name = batch.get_type().name().map(|n| n.to_string()).unwrap_or_default();
+            invalid_row(py, None, "batch", &format!("not an Arrow table or record batch ({type_name}: {e})"))
+        })?;
+        let reader = input.into_reader()?;
+        let (work, pool) = (verifier.work(), verifier.pool(py)?);
+        let cancel = engine::cancel();
+        let flag = Arc::clone(&cancel);
+        let answer = engine::run(py, &pool, &cancel, move || verify_stream(reader, &work, &flag))?;
+        match answer {
+            Ok(batch) => Ok(PyRecordBatch::new(batch)),
+            Err(Problem::Row(row, field, problem)) => Err(invalid_row(py, row, field, &problem)),
+            Err(Problem::Core(e)) => Err(from_core(py, &e)),
+            Err(Problem::Stream(e)) => Err(raise(
+                py,
+                "InvalidRowError",
+                &format!("batch: {e}"),
+                &[("field", PyString::new(py, "batch").into_any().unbind())],
+            )),
+            Err(Problem::Cancelled) => {
+                Err(raise(py, "InternalError", "groundcheck: the call was given up", &[]))
+            }
+        }
+    })
+}
+
+/// Why a batch has no verdicts.
+enum Problem {
+    /// `(row, column, problem)`: a column of the wrong type (no row) or a row's bad value.
+    Row(Option<usize>, &'static str, String),
+    /// An `id` repeated within a run, as `verify_run` finds it.
+    Core(groundcheck_core::Error),
+    /// The producer's stream failed, or the answer cannot be built.
+    Stream(String),
+    /// The caller gave up.
+    Cancelled,
+}
+
+/// What a column holds, which decides the Arrow types it may have and how a value is read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// BIGINT: within i64.
+    BigInt,
+    /// INT: within i32, so every database accepts it.
+    Int,
+    Bool,
+    Text,
+    /// A JSON column, read from its text.
+    JsonText,
+    /// `raw_output` or `raw_output_text`: the output's exact text.
+    RawText,
+    /// `created_at`: text, a timestamp or a date.
+    Time,
+}
+
+/// The columns a row may have, in the table's order, with what each holds.
+const COLUMNS: [(&str, Kind); 21] = [
+    ("id", Kind::BigInt),
+    ("session_id", Kind::Text),
+    ("run_id", Kind::Text),
+    ("step_id", Kind::BigInt),
+    ("tool_name", Kind::Text),
+    ("input_params", Kind::JsonText),
+    ("output_preview", Kind::Text),
+    ("output_length", Kind::Int),
+    ("retrieval_layer", Kind::Text),
+    ("l0_match_count", Kind::Int),
+    ("l1_match_count", Kind::Int),
+    ("is_truncated", Kind::Bool),
+    ("relevance_level", Kind::Text),
+    ("dedup_reason", Kind::Text),
+    ("retrieval_details", Kind::JsonText),
+    ("duration_ms", Kind::Int),
+    ("success", Kind::Bool),
+    ("error_message", Kind::Text),
+    ("created_at", Kind::Time),
+    ("raw_output", Kind::RawText),
+    ("raw_output_text", Kind::RawText),
+];
+
+/// Positions in [`COLUMNS`] the reading code names.
+mod at {
+    pub const ID: usize = 0;
+    pub const SESSION_ID: usize = 1;
+    pub const RUN_ID: usize = 2;
+    pub const STEP_ID: usize = 3;
+    pub const TOOL_NAME: usize = 4;
+    pub const INPUT_PARAMS: usize = 5;
+    pub const OUTPUT_PREVIEW: usize = 6;
+    pub const OUTPUT_LENGTH: usize = 7;
+    pub const RETRIEVAL_LAYER: usize = 8;
+    pub const L0: usize = 9;
+    pub const L1: usize = 10;
+    pub const IS_TRUNCATED: usize = 11;
+    pub const RELEVANCE_LEVEL: usize = 12;
+    pub const DEDUP_REASON: usize = 13;
+    pub const RETRIEVAL_DETAILS: usize = 14;
+    pub const DURATION_MS: usize = 15;
+    pub const SUCCESS: usize = 16;
+    pub const ERROR_MESSAGE: usize = 17;
+    pub const CREATED_AT: usize = 18;
+    pub const RAW_OUTPUT: usize = 19;
+    pub const RAW_OUTPUT_TEXT: usize = 20;
+}
+
+/// For each of [`COLUMNS`], the position of the input's column holding it, if any: checked
+/// once against the schema, before any row is read.
+type Plan = [Option<usize>; COLUMNS.len()];
+
+/// The plan of `schema`: every column one of [`COLUMNS`], once, of an Arrow type its kind
+/// reads; `id` and `tool_name` present.
+fn plan(schema: &Schema) -> Result<Plan, Problem> {
+    let mut plan: Plan = [None; COLUMNS.len()];
+    for (position, field) in schema.fields().iter().enumerate() {
+        let Some(column) = COLUMNS.iter().position(|(name, _)| *name == field.name()) else {
+            return Err(Problem::Row(
+                None,
+                "batch",
+                format!(
+                    "unknown column {} (expected tool_invocation columns, raw_output or raw_output_text)",
+                    field.name()
+                ),
+            ));
+        };
+        let (name, kind) = COLUMNS[column];
+        if plan[column].replace(position).is_some() {
+            return Err(Problem::Row(None, name, "the column is given twice".into()));
+        }
+        if !reads(kind, field.data_type()) {
+            return Err(Problem::Row(
+                None,
+                name,
+                format!("{}, not the Arrow type {}", needs(kind), field.data_type()),
+            ));
+        }
+    }
+    for required in [at::ID, at::TOOL_NAME] {
+        if plan[required].is_none() {
+            return Err(Problem::Row(None, COLUMNS[required].0, "required column is missing".into()));
+        }
+    }
+    Ok(plan)
+}
+
+/// What a column of `kind` must be, for an error.
+fn needs(kind: Kind) -> &'static str {
+    match kind {
+        Kind::BigInt | Kind::Int => "must be an Arrow integer column",
+        Kind::Bool => "must be an Arrow boolean (or integer 0/1) column",
+        Kind::Text | Kind::JsonText | Kind::RawText => {
+            "must be an Arrow string, large_string, string_view, binary or dictionary-of-string column"
+        }
+        Kind::Time => "must be an Arrow string, timestamp or date column",
+    }
+}
+
+/// Whether a column of `kind` reads `data_type`. A column of nulls alone reads as absent.
+fn reads(kind: Kind, data_type: &DataType) -> bool {
+    if *data_type == DataType::Null {
+        return true;
+    }
+    match kind {
+        Kind::BigInt | Kind::Int => integer_type(data_type),
+        Kind::Bool => *data_type == DataType::Boolean || integer_type(data_type),
+        Kind::Text | Kind::JsonText | Kind::RawText => text_type(data_type),
+        Kind::Time => {
+            text_type(data_type)
+                || matches!(data_type, DataType::Timestamp(..) | DataType::Date32 | DataType::Date64)
+        }
+    }
+}
+
+fn integer_type(data_type: &DataType) -> bool {
+    data_type.is_integer()
+}
+
+fn text_type(data_type: &DataType) -> bool {
+    match data_type {
+        DataType::Utf8
+        | DataType::LargeUtf8
+        | DataType::Utf8View
+        | DataType::Binary
+        | DataType::LargeBinary
+        | DataType::BinaryView => true,
+        DataType::Dictionary(key, value) => integer_type(key) && text_type(value) && !value.is_nested(),
+        _ => false,
+    }
+}
+
+/// A column's value at a row, or `None` for a null.
+type Getter<'a, T> = Box<dyn Fn(usize) -> Option<T> + Send + Sync + 'a>;
+
+/// The integers of a column of any Arrow integer type (checked by [`plan`]), widened.
+fn integers(array: &dyn Array) -> Getter<'_, i128> {
+    fn of<T>(array: &dyn Array) -> Getter<'_, i128>
+    where
+        T: ArrowPrimitiveType,
+        T::Native: Into<i128>,
+    {
+        let values = array.as_primitive::<T>();
+        Box::new(move |i| values.is_valid(i).then(|| values.value(i).into()))
+    }
+    match array.data_type() {
+        DataType::Int8 => of::<Int8Type>(array),
+        DataType::Int16 => of::<Int16Type>(array),
+        DataType::Int32 => of::<Int32Type>(array),
+        DataType::Int64 => of::<Int64Type>(array),
+        DataType::UInt8 => of::<UInt8Type>(array),
+        DataType::UInt16 => of::<UInt16Type>(array),
+        DataType::UInt32 => of::<UInt32Type>(array),
+        DataType::UInt64 => of::<UInt64Type>(array),
+        _ => Box::new(|_| None), // DataType::Null
+    }
+}
+
+/// The bytes of a text column (checked by [`plan`]): a string or binary column of any offset
+/// width or a view, or a dictionary of one.
+fn bytes(array: &dyn Array) -> Getter<'_, &[u8]> {
+    match array.data_type() {
+        DataType::Utf8 => {
+            let a = array.as_string::<i32>();
+            Box::new(move |i| a.is_valid(i).then(|| a.value(i).as_bytes()))
+        }
+        DataType::LargeUtf8 => {
+            let a = array.as_string::<i64>();
+            Box::new(move |i| a.is_valid(i).then(|| a.value(i).as_bytes()))
+        }
+        DataType::Utf8View => {
+            let a = array.as_string_view();
+            Box::new(move |i| a.is_valid(i).then(|| a.value(i).as_bytes()))
+        }
+        DataType::Binary => {
+            let a = array.as_binary::<i32>();
+            Box::new(move |i| a.is_valid(i).then(|| a.value(i)))
+        }
+        DataType::LargeBinary => {
+            let a = array.as_binary::<i64>();
+            Box::new(move |i| a.is_valid(i).then(|| a.value(i)))
+        }
+        DataType::BinaryView => {
+            let a = array.as_binary_view();
+            Box::new(move |i| a.is_valid(i).then(|| a.value(i)))
+        }
+        DataType::Dictionary(..) => {
+            let dictionary = array.as_any_dictionary();
+            if dictionary.values().is_empty() {
+                // Every key is null (arrow's `normalized_keys` refuses an empty dictionary).
+                return Box::new(|_| None);
+            }
+            let keys = dictionary.normalized_keys();
+            let values = bytes(dictionary.values().as_ref());
+            let nulls = dictionary.keys().logical_nulls();
+            Box::new(move |i| {
+                if nulls.as_ref().is_some_and(|n| n.is_null(i)) {
+                    return None;
+                }
+                values(keys[i])
+            })
+        }
+        _ => Box::new(|_| None), // DataType::Null
+    }
+}
+
+/// `created_at` of a timestamp or date column in ISO 8601, as Python's `isoformat()` writes
+/// the `datetime` (or `date`) a driver returns: fractions of a second only when there are
+/// some (microseconds, or nanoseconds when finer), the offset only for a timestamp with a
+/// time zone (the zone's own offset at that instant).
+fn times(array: &dyn Array) -> Option<Getter<'_, String>> {
+    use arrow_array::temporal_conversions::{as_date, as_datetime, as_datetime_with_timezone};
+    use arrow_array::timezone::Tz;
+
+    fn stamps<T: ArrowPrimitiveType<Native = i64>>(
+        array: &dyn Array,
+        zone: Option<Tz>,
+    ) -> Getter<'_, String> {
+        let values = array.as_primitive::<T>();
+        Box::new(move |i| {
+            if values.is_null(i) {
+                return None;
+            }
+            let v = values.value(i);
+            match zone {
+                Some(zone) => as_datetime_with_timezone::<T>(v, zone).map(|t| {
+                    let fraction = fraction(t.timestamp_subsec_nanos());
+                    format!("{}{fraction}{}", t.format("%Y-%m-%dT%H:%M:%S"), t.format("%:z"))
+                }),
+                None => as_datetime::<T>(v).map(|t| {
+                    let fraction = fraction(t.and_utc().timestamp_subsec_nanos());
+                    format!("{}{fraction}", t.format("%Y-%m-%dT%H:%M:%S"))
+                }),
+            }
+        })
+    }
+    let (unit, zone) = match array.data_type() {
+        DataType::Timestamp(unit, zone) => (*unit, zone.as_deref().map(|z| z.parse::<Tz>())),
+        DataType::Date32 => {
+            let values = array.as_primitive::<Date32Type>();
+            return Some(Box::new(move |i| {
+                values
+                    .is_valid(i)
+                    .then(|| as_date::<Date32Type>(values.value(i).into()))
+                    .flatten()
+                    .map(|d| d.format("%Y-%m-%d").to_string())
+            }));
+        }
+        DataType::Date64 => {
+            let values = array.as_primitive::<Date64Type>();
+            return Some(Box::new(move |i| {
+                values
+                    .is_valid(i)
+                    .then(|| as_date::<Date64Type>(values.value(i)))
+                    .flatten()
+                    .map(|d| d.format("%Y-%m-%d").to_string())
+            }));
+        }
+        _ => return None,
+    };
+    // A zone arrow cannot read is written as UTC's instant, without an offset.
+    let zone = zone.and_then(Result::ok);
+    Some(match unit {
+        TimeUnit::Second => stamps::<TimestampSecondType>(array, zone),
+        TimeUnit::Millisecond => stamps::<TimestampMillisecondType>(array, zone),
+        TimeUnit::Microsecond => stamps::<TimestampMicrosecondType>(array, zone),
+        TimeUnit::Nanosecond => stamps::<TimestampNanosecondType>(array, zone),
+    })
+}
+
+/// A second's fraction as `isoformat()` writes it: none, six digits, or nine when finer.
+fn fraction(nanos: u32) -> String {
+    match nanos {
+        0 => String::new(),
+        n if n % 1000 == 0 => format!(".{:06}", n / 1000),
+        n => format!(".{n:09}"),
+    }
+}
+
+/// One batch's columns, ready to read a row.
+struct Readers<'a> {
+    ints: Vec<(usize, Getter<'a, i128>)>,
+    texts: Vec<(usize, Getter<'a, &'a [u8]>)>,
+    /// `created_at` as a timestamp or date.
+    time: Option<Getter<'a, String>>,
+}
+
+impl<'a> Readers<'a> {
+    fn new(plan: &Plan, batch: &'a RecordBatch) -> Readers<'a> {
+        let mut readers = Readers { ints: Vec::new(), texts: Vec::new(), time: None };
+        for (column, position) in plan.iter().enumerate() {
+            let Some(position) = *position else { continue };
+            let array: &'a ArrayRef = batch.column(position);
+            match COLUMNS[column].1 {
+                Kind::BigInt | Kind::Int => readers.ints.push((column, integers(array.as_ref()))),
+                Kind::Bool if array.data_type().is_integer() => {
+                    readers.ints.push((column, integers(array.as_ref())))
+                }
+                Kind::Bool => {} // read from the array itself (`boolean`)
+                Kind::Time => match times(array.as_ref()) {
+                    Some(time) => readers.time = Some(time),
+                    None => readers.texts.push((column, bytes(array.as_ref()))),
+                },
+                Kind::Text | Kind::JsonText | Kind::RawText => {
+                    readers.texts.push((column, bytes(array.as_ref())))
+                }
+            }
+        }
+        readers
+    }
+}
+
+/// A value's text: its bytes as UTF-8, or decoded with U+FFFD (`lossy` set).
+fn text<'b>(bytes: &'b [u8], lossy: &mut bool) -> Cow<'b, str> {
+    let text = String::from_utf8_lossy(bytes);
+    *lossy |= matches!(text, Cow::Owned(_));
+    text
+}
+
+/// Row `i` of `batch` (row `row` of the input) read into an invocation.
+fn row(
+    plan: &Plan,
+    batch: &RecordBatch,
+    readers: &Readers<'_>,
+    i: usize,
+    row: usize,
+) -> Result<Invocation, Problem> {
+    let mut inv = Invocation::default();
+    let mut id = None;
+    let bad = |column: usize, problem: String| Problem::Row(Some(row), COLUMNS[column].0, problem);
+    for (column, get) in &readers.ints {
+        let Some(n) = get(i) else { continue };
+        let (min, max, name) = match COLUMNS[*column].1 {
+            Kind::BigInt => (i128::from(i64::MIN), i128::from(i64::MAX), "BIGINT (i64)"),
+            Kind::Int => (i128::from(i32::MIN), i128::from(i32::MAX), "INT (i32)"),
+            _ => (0, 1, ""), // a boolean held as an integer
+        };
+        if !(min..=max).contains(&n) {
+            return Err(bad(
+                *column,
+                match COLUMNS[*column].1 {
+                    Kind::Bool => format!("must be true, false, 0, 1 or null, not {n}"),
+                    _ => format!("{n} is not an integer within {name}"),
+                },
+            ));
+        }
+        let n = n as i64; // within i64: checked above
+        match *column {
+            at::ID => id = Some(n),
+            at::STEP_ID => inv.step_id = Some(n),
+            at::OUTPUT_LENGTH => inv.output_length = Some(n),
+            at::L0 => inv.l0_match_count = Some(n),
+            at::L1 => inv.l1_match_count = Some(n),
+            at::DURATION_MS => inv.duration_ms = Some(n),
+            at::IS_TRUNCATED => inv.is_truncated = Some(n == 1),
+            at::SUCCESS => inv.success = Some(n == 1),
+            _ => {}
+        }
+    }
+    for column in [at::IS_TRUNCATED, at::SUCCESS] {
+        if let Some(position) = plan[column] {
+            if let Some(values) = batch.column(position).as_boolean_opt() {
+                let value = boolean(values, i);
+                match column {
+                    at::IS_TRUNCATED => inv.is_truncated = value,
+                    _ => inv.success = value,
+                }
+            }
+        }
+    }
+    let (mut raw_given, mut lossy, mut tool) = (0, false, false);
+    for (column, get) in &readers.texts {
+        let Some(bytes) = get(i) else { continue };
+        let value = text(bytes, &mut lossy);
+        let owned = || Some(value.clone().into_owned());
+        match *column {
+            at::SESSION_ID => inv.session_id = owned(),
+            at::RUN_ID => inv.run_id = owned(),
+            at::TOOL_NAME => {
+                tool = true;
+                inv.tool_name = value.into_owned();
+            }
+            at::INPUT_PARAMS => inv.input_params = Json::from_column(&value),
+            at::OUTPUT_PREVIEW => inv.output_preview = owned(),
+            at::RETRIEVAL_LAYER => inv.retrieval_layer = owned(),
+            at::RELEVANCE_LEVEL => inv.relevance_level = owned(),
+            at::DEDUP_REASON => inv.dedup_reason = owned(),
+            at::RETRIEVAL_DETAILS => inv.retrieval_details = Json::from_column(&value),
+            at::ERROR_MESSAGE => inv.error_message = owned(),
+            at::CREATED_AT => inv.created_at = owned(),
+            at::RAW_OUTPUT | at::RAW_OUTPUT_TEXT => {
+                raw_given += 1;
+                inv.raw_output = Some(RawOutput::Text(value.into_owned()));
+            }
+            _ => {}
+        }
+    }
+    inv.invalid_utf8 = lossy;
+    if let Some(time) = &readers.time {
+        inv.created_at = time(i);
+    }
+    if raw_given > 1 {
+        return Err(bad(at::RAW_OUTPUT, "raw_output and raw_output_text are both given; keep one".into()));
+    }
+    inv.id = id.ok_or_else(|| bad(at::ID, "required integer is missing".into()))?;
+    if !tool {
+        return Err(bad(at::TOOL_NAME, "required string is missing".into()));
+    }
+    Ok(inv)
+}
+
+fn boolean(values: &BooleanArray, i: usize) -> Option<bool> {
+    values.is_valid(i).then(|| values.value(i))
+}
+
+/// A row's answer: its keys and its verdict's columns.
+struct Out {
+    id: i64,
+    run_id: Option<String>,
+    session_id: Option<String>,
+    verdict: Verdict,
+    refs: String,
+}
+
+/// Reads `reader` to its end and verifies every row, in parallel on the current pool (a row
+/// not begun when `cancel` is set is not verified): the answer batch, or the first problem in
+/// input order.
+fn verify_stream(
+    reader: Box<dyn RecordBatchReader + Send>,
+    work: &Work,
+    cancel: &engine::Cancel,
+) -> Result<RecordBatch, Problem> {
+    let plan = plan(&reader.schema())?;
+    let mut outs: Vec<Out> = Vec::new();
+    for batch in reader {
+        let batch = batch.map_err(|e| Problem::Stream(e.to_string()))?;
+        let readers = Readers::new(&plan, &batch);
+        let first = outs.len();
+        let done: Vec<Result<Option<Out>, Problem>> = (0..batch.num_rows())
+            .into_par_iter()
+            .map(|i| {
+                let inv = row(&plan, &batch, &readers, i, first + i)?;
+                if engine::cancelled(cancel) {
+                    return Ok(None);
+                }
+                Ok(Some(work.verify(inv)))
+            })
+            .collect();
+        for out in done {
+            outs.push(out?.ok_or(Problem::Cancelled)?);
+        }
+    }
+    // Grouped as verify_run groups rows: an id repeated within a run is its error.
+    let mut runs = RunSet::default();
+    for out in &outs {
+        let key = Invocation {
+            id: out.id,
+            run_id: out.run_id.clone(),
+            session_id: out.session_id.clone(),
+            ..Invocation::default()
+        };
+        runs.push(key).map_err(Problem::Core)?;
+    }
+    drop(runs);
+    answer(outs)
+}
+
+impl Work {
+    /// The output row of `inv`: its keys, its verdict and the verdict's refs as JSON text.
+    fn verify(&self, inv: Invocation) -> Out {
+        let (run_id, session_id) = (inv.run_id.clone(), inv.session_id.clone());
+        let verdict = self.verify_invocation(inv);
+        let refs = serde_json::to_string(&verdict.refs).unwrap_or_default();
+        Out { id: verdict.id, run_id, session_id, verdict, refs }
+    }
+}
+
+/// The answer's schema: a row per invocation.
+fn schema() -> Schema {
+    Schema::new(vec![
+        Field::new("id", DataType::Int64, false),
+        Field::new("run_id", DataType::Utf8, true),
+        Field::new("session_id", DataType::Utf8, true),
+        Field::new("status", DataType::Utf8, false),
+        Field::new("reason", DataType::Utf8, false),
+        Field::new("claimed_status", DataType::Utf8, true),
+        Field::new("claim_agrees", DataType::Boolean, true),
+        Field::new("refs", DataType::Utf8, false),
+    ])
+}
+
+/// The bytes a string column of the answer holds for a row.
+type Length = fn(&Out) -> usize;
+
+/// The answer batch of `outs`. A `string` column holds at most 2 GiB of text: a batch whose
+/// refs pass that is refused (pass smaller batches), never a panic.
+fn answer(outs: Vec<Out>) -> Result<RecordBatch, Problem> {
+    let columns: [(&str, Length); 4] = [
+        ("refs", |o| o.refs.len()),
+        ("run_id", |o| o.run_id.as_ref().map_or(0, String::len)),
+        ("session_id", |o| o.session_id.as_ref().map_or(0, String::len)),
+        ("claimed_status", |o| o.verdict.claimed_status.as_ref().map_or(0, String::len)),
+    ];
+    for (name, len) in columns {
+        let total: usize = outs.iter().map(len).sum();
+        if total > i32::MAX as usize {
+            return Err(Problem::Stream(format!(
+                "the answer's {name} column would hold {total} bytes, more than an Arrow string \
+                 column holds (2 GiB): pass smaller batches"
+            )));
+        }
+    }
+    let ids = Int64Array::from_iter_values(outs.iter().map(|o| o.id));
+    let run_ids = StringArray::from_iter(outs.iter().map(|o| o.run_id.as_deref()));
+    let session_ids = StringArray::from_iter(outs.iter().map(|o| o.session_id.as_deref()));
+    let statuses = StringArray::from_iter_values(outs.iter().map(|o| o.verdict.status.as_str()));
+    let reasons = StringArray::from_iter_values(outs.iter().map(|o| o.verdict.reason.as_str()));
+    let claimed = StringArray::from_iter(outs.iter().map(|o| o.verdict.claimed_status.as_deref()));
+    let agrees = BooleanArray::from_iter(outs.iter().map(|o| o.verdict.claim_agrees));
+    let refs = StringArray::from_iter_values(outs.iter().map(|o| o.refs.as_str()));
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(ids),
+        Arc::new(run_ids),
+        Arc::new(session_ids),
+        Arc::new(statuses),
+        Arc::new(reasons),
+        Arc::new(claimed),
+        Arc::new(agrees),
+        Arc::new(refs),
+    ];
+    RecordBatch::try_new(Arc::new(schema()), columns).map_err(|e| Problem::Stream(e.to_string()))
+}
