@@ -116,6 +116,12 @@ pip_packages=(
   langchain
   langgraph
   langchain-core
+  pyarrow
+  polars
+  duckdb
+  pyspark
+  'pandas<3'
+  ray
 )
 # The environment is made afresh whenever this list changes; target/python-venv/.packages
 # holds the list it was made with.
