@@ -536,7 +536,7 @@ fn invocation(id: i64, tool: &str, path: &str, text: &str, doc: &str) -> Invocat
 /// `--min-score`) for a case the fuzzy rung must verify.
 fn policy_for(rung: Option<Rung>) -> Policy {
     match rung {
-        Some(Rung::Fuzzy) => Policy { max_rung: Rung::Fuzzy, ..Policy::default() },
+        Some(Rung::Fuzzy) => Policy::default().with_max_rung(Rung::Fuzzy),
         _ => Policy::default(),
     }
 }

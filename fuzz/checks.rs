@@ -62,7 +62,7 @@
 
 use std::collections::HashSet;
 
-use groundcheck_core::{
+use groundcheck_core::{Limit, 
     resolve, Bundle, ErrorKind, Invocation, Json, Limits, Policy, RawOutput, Reason, RefOutcome, RefReport,
     Require, RunSet, Rung, Score, Source, Status, Verdict, Verifier, Warning,
 };
@@ -186,17 +186,15 @@ fn inside_strings(raw: &str) -> String {
 
 /// Limits small enough that fuzz inputs hit every one of them.
 fn small_policy() -> Policy {
-    Policy {
-        limits: Limits {
-            max_depth: 3,
-            max_nodes: 5,
-            max_refs: 3,
-            max_text_chars: 20,
-            max_path_chars: 30,
-            max_output_bytes: 200,
-        },
-        ..Policy::default()
-    }
+    let small = [
+        (Limit::Depth, 3),
+        (Limit::Nodes, 5),
+        (Limit::Refs, 3),
+        (Limit::TextLength, 20),
+        (Limit::PathLength, 30),
+        (Limit::OutputSize, 200),
+    ];
+    small.into_iter().fold(Policy::default(), |p, (limit, n)| p.with_limit(limit, n).expect("a limit of at least 1"))
 }
 
 /// A policy picked by `mode`: any rung, either `require`, and limits at the engines' seams
@@ -205,26 +203,24 @@ fn chosen_policy(mode: u8) -> Policy {
     let d = Limits::default();
     let limits = match mode >> 5 {
         0 => d,
-        1 => Limits { max_depth: 127, ..d },
-        2 => Limits { max_depth: 128, ..d },
-        3 => Limits { max_depth: 1, ..d },
-        4 => Limits { max_nodes: 1, max_refs: 1, ..d },
-        5 => Limits { max_text_chars: 4, max_path_chars: 6, ..d },
-        6 => Limits { max_output_bytes: 0, ..d },
-        _ => Limits { max_depth: Limits::QUERY_DEPTH_CEILING + 1, ..d },
+        1 => d.with(Limit::Depth, 127).unwrap(),
+        2 => d.with(Limit::Depth, 128).unwrap(),
+        3 => d.with(Limit::Depth, 1).unwrap(),
+        4 => d.with(Limit::Nodes, 1).unwrap().with(Limit::Refs, 1).unwrap(),
+        5 => d.with(Limit::TextLength, 4).unwrap().with(Limit::PathLength, 6).unwrap(),
+        // The smallest output limit a policy may have: every raw output text is over it.
+        6 => d.with(Limit::OutputSize, 1).unwrap(),
+        _ => d.with(Limit::Depth, Limits::QUERY_DEPTH_CEILING as i128 + 1).unwrap(),
     };
     let fuzzy = mode >> 2 & 3 == 3;
-    Policy {
-        max_rung: [Rung::Exact, Rung::Normalized, Rung::Elided, Rung::Fuzzy][usize::from(mode >> 2 & 3)],
-        require: if mode >> 4 & 1 == 1 { Require::Any } else { Require::All },
-        // A low threshold under the fuzzy rung, so that fuzz inputs reach it.
-        min_score: if fuzzy {
-            Score::from_thousandths(500).unwrap_or(Score::DEFAULT_MIN)
-        } else {
-            Score::DEFAULT_MIN
-        },
-        limits,
-    }
+    // A low threshold under the fuzzy rung, so that fuzz inputs reach it.
+    let min_score = if fuzzy { Score::from_thousandths(500).unwrap_or(Score::DEFAULT_MIN) } else { Score::DEFAULT_MIN };
+    Policy::default()
+        .with_max_rung([Rung::Exact, Rung::Normalized, Rung::Elided, Rung::Fuzzy][usize::from(mode >> 2 & 3)])
+        .with_require(if mode >> 4 & 1 == 1 { Require::Any } else { Require::All })
+        .with_limits(limits)
+        .with_min_score(min_score)
+        .expect("a threshold above 0")
 }
 
 /// The report invariants of docs/verification.md#classification that hold for every input.
@@ -252,11 +248,11 @@ fn check_verdict(inv: &Invocation, policy: &Policy, v: &Verdict) {
         let verified = r.outcome == RefOutcome::Verified;
         assert_eq!(r.rung.is_some(), verified, "{r:?}");
         assert_eq!(r.matched_path.is_some(), verified, "{r:?}");
-        assert!(r.rung.is_none_or(|rung| rung <= policy.max_rung), "{r:?} under {policy:?}");
+        assert!(r.rung.is_none_or(|rung| rung <= policy.max_rung()), "{r:?} under {policy:?}");
         assert!(r.matched_path.as_ref().is_none_or(|p| p.starts_with('$')), "{r:?}");
         let unavailable = r.outcome == RefOutcome::RawOutputUnavailable;
         assert_eq!(r.in_preview.is_some(), unavailable && inv.output_preview.is_some(), "{r:?}");
-        if i >= policy.limits.max_refs {
+        if i >= policy.limits().get(Limit::Refs) {
             assert_eq!(r.outcome, RefOutcome::LimitExceeded, "{r:?}");
         }
         if inv.success == Some(false) {
@@ -274,7 +270,7 @@ fn check_verdict(inv: &Invocation, policy: &Policy, v: &Verdict) {
 fn check_near_miss(inv: &Invocation, policy: &Policy, r: &RefReport) {
     let fuzzy = r.rung == Some(Rung::Fuzzy);
     assert_eq!(r.score.is_some(), fuzzy, "{r:?}");
-    assert!(r.score.is_none_or(|s| s >= policy.min_score && s <= Score::ONE), "{r:?}");
+    assert!(r.score.is_none_or(|s| s >= policy.min_score() && s <= Score::ONE), "{r:?}");
     if let Some(nearest) = &r.nearest {
         assert_eq!(r.outcome, RefOutcome::TextNotFound, "{r:?}");
         assert!(nearest.score > Score::from_thousandths(0).unwrap() && nearest.score <= Score::ONE, "{r:?}");
@@ -287,8 +283,8 @@ fn check_near_miss(inv: &Invocation, policy: &Policy, r: &RefReport) {
     let refs = serde_json::json!({"evidence_refs": [{"raw_path": elsewhere, "text": text}]});
     again.retrieval_details = Some(Json::parse(&refs.to_string()).expect("serde_json writes JSON"));
     // The path a report prints may be longer than the policy's path limit.
-    let limits = Limits { max_path_chars: usize::MAX, ..policy.limits };
-    let exact = Policy { max_rung: policy.max_rung.min(Rung::Elided), limits, ..*policy };
+    let limits = policy.limits().with(Limit::PathLength, usize::MAX as i128).unwrap();
+    let exact = policy.with_max_rung(policy.max_rung().min(Rung::Elided)).with_limits(limits);
     let verdict = Verifier::new(exact).verify(&again);
     assert_eq!(
         verdict.refs[0].outcome,

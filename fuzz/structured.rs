@@ -10,7 +10,7 @@
 //! default policy or small limits, on the fast routes and on the tree route: the verdicts must
 //! be equal, warnings in order with at most one `read_as_…`.
 
-use groundcheck_core::{Invocation, Json, Limits, Policy, RawOutput, Verdict, Verifier, Warning};
+use groundcheck_core::{Invocation, Json, Limit, Limits, Policy, RawOutput, Verdict, Verifier, Warning};
 use serde_json::{json, Value};
 
 /// Where the generator's choices come from.
@@ -231,7 +231,7 @@ pub fn refs(rng: &mut impl Choose, raw: &str) -> Vec<Value> {
 pub fn policies() -> [Policy; 2] {
     [
         Policy::default(),
-        Policy { limits: Limits { max_depth: 3, max_nodes: 5, ..Limits::default() }, ..Policy::default() },
+        Policy::default().with_limits(Limits::default().with(Limit::Depth, 3).unwrap().with(Limit::Nodes, 5).unwrap()),
     ]
 }
 

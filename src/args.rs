@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use groundcheck_core::{Limits, Policy, Require, Rung, Score};
+use groundcheck_core::{Limit, Limits, Policy, Require, Rung, Score};
 
 use crate::failure::Failure;
 use groundcheck_files::Template;
@@ -487,27 +487,27 @@ pub struct PolicyArgs {
 #[derive(Debug, Clone, clap::Args)]
 pub struct LimitArgs {
     /// Largest raw output text verified, in bytes; larger ones give limit_exceeded.
-    #[arg(long, value_name = "BYTES", default_value_t = Limits::default().max_output_bytes,
+    #[arg(long, value_name = "BYTES", default_value_t = Limits::default().get(Limit::OutputSize),
           value_parser = positive, help_heading = LIMITS)]
     max_output_bytes: usize,
     /// Deepest JSON nesting of a raw output (the root is depth 1).
-    #[arg(long, value_name = "N", default_value_t = Limits::default().max_depth,
+    #[arg(long, value_name = "N", default_value_t = Limits::default().get(Limit::Depth),
           value_parser = positive, help_heading = LIMITS)]
     max_depth: usize,
     /// Longest evidence text, in characters.
-    #[arg(long, value_name = "N", default_value_t = Limits::default().max_text_chars,
+    #[arg(long, value_name = "N", default_value_t = Limits::default().get(Limit::TextLength),
           value_parser = positive, help_heading = LIMITS)]
     max_text_chars: usize,
     /// Longest raw_path after trimming, in characters.
-    #[arg(long, value_name = "N", default_value_t = Limits::default().max_path_chars,
+    #[arg(long, value_name = "N", default_value_t = Limits::default().get(Limit::PathLength),
           value_parser = positive, help_heading = LIMITS)]
     max_path_chars: usize,
     /// Most nodes one query may select (wildcards and `..` included).
-    #[arg(long, value_name = "N", default_value_t = Limits::default().max_nodes,
+    #[arg(long, value_name = "N", default_value_t = Limits::default().get(Limit::Nodes),
           value_parser = positive, help_heading = LIMITS)]
     max_nodes: usize,
     /// Most refs read per invocation; later ones are echoed with limit_exceeded.
-    #[arg(long, value_name = "N", default_value_t = Limits::default().max_refs,
+    #[arg(long, value_name = "N", default_value_t = Limits::default().get(Limit::Refs),
           value_parser = positive, help_heading = LIMITS)]
     max_refs: usize,
 }
@@ -515,54 +515,51 @@ pub struct LimitArgs {
 /// The help heading of the limit flags: what hitting one does.
 const LIMITS: &str = "Limits (a ref that hits one is limit_exceeded; resolve refuses a path past one)";
 
-/// A limit: a whole number of at least 1 (a zero limit would refuse every input).
+/// A limit: a whole number the core accepts as one (at least 1: a zero limit would refuse
+/// every input). Every limit has the same rule, so one limit stands for all here.
 fn positive(text: &str) -> Result<usize, String> {
-    match text.parse::<usize>() {
-        Ok(0) => Err("must be at least 1".into()),
-        Ok(n) => Ok(n),
-        Err(e) => Err(format!("{e}")),
-    }
+    let n: i128 = text.parse().map_err(|e| format!("{e}"))?;
+    Limits::default().with(Limit::Nodes, n).map(|l| l.get(Limit::Nodes)).map_err(|e| e.message().to_string())
 }
 
-/// `--min-score`: a score above 0 (a threshold of 0 would verify any quote at all).
+/// `--min-score`: a score the core accepts as a threshold (above 0: a threshold of 0 would
+/// verify any quote at all).
 fn min_score(text: &str) -> Result<Score, String> {
-    match text.parse::<Score>() {
-        Ok(score) if score.thousandths() == 0 => Err("must be above 0".into()),
-        Ok(score) => Ok(score),
-        Err(e) => Err(format!("{e} (a score is from 0.001 to 1)")),
-    }
+    let score: Score = text.parse().map_err(|e| format!("{e} (a score is from 0.001 to 1)"))?;
+    Policy::default().with_min_score(score).map(|p| p.min_score()).map_err(|e| e.message().to_string())
 }
 
 impl PolicyArgs {
     pub fn policy(&self) -> Policy {
-        Policy {
-            require: match self.require {
-                RequireArg::All => Require::All,
-                RequireArg::Any => Require::Any,
-            },
-            max_rung: match self.rung {
-                MatchArg::Exact => Rung::Exact,
-                MatchArg::Normalized => Rung::Normalized,
-                MatchArg::Elided => Rung::Elided,
-                MatchArg::Fuzzy => Rung::Fuzzy,
-            },
-            min_score: self.min_score,
-            limits: self.limits.limits(),
-        }
+        let require = match self.require {
+            RequireArg::All => Require::All,
+            RequireArg::Any => Require::Any,
+        };
+        let rung = match self.rung {
+            MatchArg::Exact => Rung::Exact,
+            MatchArg::Normalized => Rung::Normalized,
+            MatchArg::Elided => Rung::Elided,
+            MatchArg::Fuzzy => Rung::Fuzzy,
+        };
+        // `min_score` was checked by its parser, with the same rule.
+        let policy = Policy::default().with_require(require).with_max_rung(rung).with_limits(self.limits.limits());
+        policy.with_min_score(self.min_score).unwrap_or(policy)
     }
 }
 
 impl LimitArgs {
     /// The limits as the core takes them: every command that selects nodes applies the same.
     pub fn limits(&self) -> Limits {
-        Limits {
-            max_output_bytes: self.max_output_bytes,
-            max_depth: self.max_depth,
-            max_text_chars: self.max_text_chars,
-            max_path_chars: self.max_path_chars,
-            max_nodes: self.max_nodes,
-            max_refs: self.max_refs,
-        }
+        let given = [
+            (Limit::OutputSize, self.max_output_bytes),
+            (Limit::Depth, self.max_depth),
+            (Limit::TextLength, self.max_text_chars),
+            (Limit::PathLength, self.max_path_chars),
+            (Limit::Nodes, self.max_nodes),
+            (Limit::Refs, self.max_refs),
+        ];
+        // Each value was checked by `positive`, with the core's rule.
+        given.into_iter().fold(Limits::default(), |limits, (limit, n)| limits.with(limit, n as i128).unwrap_or(limits))
     }
 }
 

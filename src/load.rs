@@ -143,7 +143,7 @@ pub fn verify_files(
             .into_par_iter()
             .map(|mut inv| {
                 let lookup = template.and_then(|template| {
-                    groundcheck_files::attach_one(template, &mut inv, policy.limits.max_output_bytes)
+                    groundcheck_files::attach_one(template, &mut inv, policy.limits().get(groundcheck_core::Limit::OutputSize))
                 });
                 Checked {
                     verdict: verifier.verify(&inv),
@@ -331,7 +331,7 @@ mod tests {
 
     #[test]
     fn the_default_bundle_limit_is_four_default_raw_outputs() {
-        let max_output = groundcheck_core::Limits::default().max_output_bytes;
+        let max_output = groundcheck_core::Limits::default().get(groundcheck_core::Limit::OutputSize);
         assert_eq!(MaxBytes::DEFAULT_BUNDLE, 4 * max_output);
         assert_eq!(MaxBytes::bundle(None, max_output).bytes, MaxBytes::DEFAULT_BUNDLE);
         assert_eq!(MaxBytes::bundle(None, 1024).bytes, MaxBytes::DEFAULT_BUNDLE, "never below the default");

@@ -51,13 +51,13 @@ fn main() -> ExitCode {
                 paths: &paths,
                 max_bundle: load::MaxBytes::bundle(
                     bundle.max_bundle_bytes,
-                    policy.policy().limits.max_output_bytes,
+                    policy.policy().limits().get(groundcheck_core::Limit::OutputSize),
                 ),
                 policy: policy.policy(),
                 raw_outputs: raw,
                 format: report.format,
                 fail_on: report.fail_on,
-                otel: otel::Sink::open(&otel, policy.policy().key())?,
+                otel: otel::Sink::open(&otel, policy.policy())?,
             };
             cmd::verify::verify(args, &mut output)
         }),
@@ -83,7 +83,7 @@ fn main() -> ExitCode {
                 write,
                 write_without_raw_outputs,
                 keys,
-                otel: otel::Sink::open(&otel, policy.policy().key())?,
+                otel: otel::Sink::open(&otel, policy.policy())?,
             };
             block_on(cmd::run::run(args, &mut output))
         }),

@@ -2,7 +2,7 @@
 //! the general path (every document parsed into a tree), on every fixture, a generated corpus
 //! and adversarial documents.
 
-use groundcheck_core::{Bundle, Invocation, Json, Limits, Policy, RawOutput, Rung, Score, Verifier};
+use groundcheck_core::{Limit, Bundle, Invocation, Json, Limits, Policy, RawOutput, Rung, Score, Verifier};
 
 use crate::corpus;
 use crate::harness::fixture_files;
@@ -13,17 +13,10 @@ mod adversarial;
 fn policies() -> Vec<Policy> {
     let mut all = vec![
         Policy::default(),
-        Policy { max_rung: Rung::Exact, ..Policy::default() },
-        Policy {
-            max_rung: Rung::Fuzzy,
-            min_score: Score::from_thousandths(700).unwrap(),
-            ..Policy::default()
-        },
+        Policy::default().with_max_rung(Rung::Exact),
+        Policy::default().with_max_rung(Rung::Fuzzy).with_min_score(Score::from_thousandths(700).unwrap()).unwrap(),
     ];
-    all.push(Policy {
-        limits: Limits { max_depth: 3, max_output_bytes: 300, ..Limits::default() },
-        ..Policy::default()
-    });
+    all.push(Policy::default().with_limits(Limits::default().with(Limit::Depth, 3).unwrap().with(Limit::OutputSize, 300).unwrap()));
     all
 }
 

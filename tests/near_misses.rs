@@ -3,7 +3,7 @@
 //! library. Every case is checked on all three routes (located, `Value`, tree) and with the
 //! raw output given as parsed JSON, which must agree.
 
-use groundcheck_core::{
+use groundcheck_core::{Limit, 
     Invocation, Json, Limits, Nearest, Policy, RefOutcome, RefReport, Rung, Score, Verifier,
 };
 use serde_json::json;
@@ -34,11 +34,7 @@ fn some(score: &str, path: &str, text: &str) -> Option<(String, String, String)>
 }
 
 fn fuzzy(min_score: u16) -> Policy {
-    Policy {
-        max_rung: Rung::Fuzzy,
-        min_score: Score::from_thousandths(min_score).unwrap(),
-        ..Policy::default()
-    }
+    Policy::default().with_max_rung(Rung::Fuzzy).with_min_score(Score::from_thousandths(min_score).unwrap()).unwrap()
 }
 
 /// `(match, matched_path, score)` of a ref, `None` when it is not verified.
@@ -106,7 +102,7 @@ fn nearest_only_on_text_not_found_and_absent_without_a_candidate() {
     // No character in common: the best score is 0.000, so there is no nearest.
     assert_eq!(nearest(doc, "$.n", "abc"), None);
     // An over-long text is limit_exceeded, never measured.
-    let policy = Policy { limits: Limits { max_text_chars: 3, ..Limits::default() }, ..Policy::default() };
+    let policy = Policy::default().with_limits(Limits::default().with(Limit::TextLength, 3).unwrap());
     assert_eq!(one_with(doc, "$.m", "connection refusd", &policy).nearest, None);
 }
 
@@ -115,7 +111,7 @@ fn nearest_is_measured_on_every_rung_policy_and_reported_even_when_it_splits_a_n
     let doc = r#"{"m":"latency 1500 ms"}"#;
     // "500" is in the leaf only by splitting 1500: not found, but it is as near as can be.
     assert_eq!(nearest(doc, "$.m", "500 ms"), some("1.000", "$['m']", "500 ms"));
-    let exact = Policy { max_rung: Rung::Exact, ..Policy::default() };
+    let exact = Policy::default().with_max_rung(Rung::Exact);
     let r = one_with(r#"{"m":"Connection Refused"}"#, "$.m", "connection refused", &exact);
     assert_eq!(r.outcome, RefOutcome::TextNotFound);
     assert_eq!(r.nearest.map(|n| n.score), Some(Score::ONE), "measured on the normalised texts");
@@ -151,7 +147,7 @@ fn elsewhere_is_the_first_leaf_of_the_whole_document_that_holds_the_text() {
     // A path that selects nothing gets it too.
     assert_eq!(one(doc, "$.logs[7].m", "connection refused").elsewhere.as_deref(), Some("$['logs'][1]['m']"));
     // Up to the policy's rung: under `--match exact` only logs[2] holds it.
-    let exact = Policy { max_rung: Rung::Exact, ..Policy::default() };
+    let exact = Policy::default().with_max_rung(Rung::Exact);
     assert_eq!(
         one_with(doc, "$.logs[0]", "connection refused", &exact).elsewhere.as_deref(),
         Some("$['logs'][2]['m']")
@@ -206,9 +202,9 @@ fn elsewhere_reads_a_string_that_only_looks_like_json_as_text() {
 #[test]
 fn elsewhere_is_not_looked_for_in_a_document_past_the_node_limit() {
     let doc = r#"{"a":"x","b":["y","connection refused"]}"#; // 5 nodes: the root, a, b, b[0], b[1]
-    let at = Policy { limits: Limits { max_nodes: 5, ..Limits::default() }, ..Policy::default() };
+    let at = Policy::default().with_limits(Limits::default().with(Limit::Nodes, 5).unwrap());
     assert_eq!(one_with(doc, "$.a", "connection refused", &at).elsewhere.as_deref(), Some("$['b'][1]"));
-    let below = Policy { limits: Limits { max_nodes: 4, ..Limits::default() }, ..Policy::default() };
+    let below = Policy::default().with_limits(Limits::default().with(Limit::Nodes, 4).unwrap());
     let r = one_with(doc, "$.a", "connection refused", &below);
     assert_eq!((r.outcome, r.elsewhere), (RefOutcome::TextNotFound, None));
 }
@@ -308,9 +304,9 @@ fn elsewhere_is_not_looked_for_in_an_expanded_view_past_the_node_limit() {
     // As written: the root, a, b (a string) — 3 nodes. Expanded, b holds [x, y, quote]:
     // the root, a, b, b[0], b[1], b[2] — 6.
     let doc = json!({"a": "x", "b": json!(["x", "y", "say \"hi\""]).to_string()}).to_string();
-    let at = Policy { limits: Limits { max_nodes: 6, ..Limits::default() }, ..Policy::default() };
+    let at = Policy::default().with_limits(Limits::default().with(Limit::Nodes, 6).unwrap());
     assert_eq!(one_with(&doc, "$.a", "say \"hi\"", &at).elsewhere.as_deref(), Some("$['b'][2]"));
-    let below = Policy { limits: Limits { max_nodes: 5, ..Limits::default() }, ..Policy::default() };
+    let below = Policy::default().with_limits(Limits::default().with(Limit::Nodes, 5).unwrap());
     let r = one_with(&doc, "$.a", "say \"hi\"", &below);
     assert_eq!(
         (r.outcome, r.elsewhere),

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::OnceLock;
 
-use groundcheck_core::{
+use groundcheck_core::{Limit, 
     Bundle, Invocation, Json, Limits, Policy, RawOutput, Report, Require, Run, RunReport, Rung, Summary,
     Verdict, Verifier,
 };
@@ -401,20 +401,22 @@ fn runs() -> impl Strategy<Value = Vec<Run>> {
 }
 
 fn policy() -> impl Strategy<Value = Policy> {
-    let small = Limits {
-        max_output_bytes: 120,
-        max_depth: 3,
-        max_text_chars: 12,
-        max_path_chars: 10,
-        max_nodes: 3,
-        max_refs: 2,
-    };
+    let small = [
+        (Limit::OutputSize, 120),
+        (Limit::Depth, 3),
+        (Limit::TextLength, 12),
+        (Limit::PathLength, 10),
+        (Limit::Nodes, 3),
+        (Limit::Refs, 2),
+    ]
+    .into_iter()
+    .fold(Limits::default(), |l, (limit, n)| l.with(limit, n).expect("a limit of at least 1"));
     select(vec![
         Policy::default(),
-        Policy { max_rung: Rung::Exact, ..Policy::default() },
-        Policy { max_rung: Rung::Normalized, ..Policy::default() },
-        Policy { require: Require::Any, ..Policy::default() },
-        Policy { limits: small, ..Policy::default() },
+        Policy::default().with_max_rung(Rung::Exact),
+        Policy::default().with_max_rung(Rung::Normalized),
+        Policy::default().with_require(Require::Any),
+        Policy::default().with_limits(small),
     ])
 }
 

@@ -60,7 +60,7 @@ pub async fn export(
 /// the counts `run` prints, and the files too large to write, which stay out of the bundle
 /// (verified later, such a row has no raw output; `run` says `limit_exceeded`).
 fn embed(template: &Template, runs: &mut [Run]) -> Vec<String> {
-    let max_bytes = Limits::default().max_output_bytes;
+    let max_bytes = Limits::default().get(groundcheck_core::Limit::OutputSize);
     let lookups = groundcheck_files::attach(Some(template), runs, max_bytes);
     let mut over = Vec::new();
     for inv in runs.iter_mut().flat_map(|run| run.invocations.iter_mut()) {

@@ -33,7 +33,7 @@ pub struct VerifyArgs<'a> {
 pub fn verify(args: VerifyArgs<'_>, out: &mut Output) -> Result<u8, Failure> {
     let (verified, runs) = if args.format == Format::Html {
         let mut loaded = load::load_runs(args.paths, args.max_bundle)?;
-        let max = args.policy.limits.max_output_bytes;
+        let max = args.policy.limits().get(groundcheck_core::Limit::OutputSize);
         let lookups = groundcheck_files::attach(args.raw_outputs.as_ref(), &mut loaded.runs, max);
         let report = Verifier::new(args.policy).verify_runs(&loaded.runs);
         (load::Verified { report, files: loaded.files, notes: loaded.notes, lookups }, loaded.runs)

@@ -338,7 +338,7 @@ fn spawn_verifier(
             let (lookups, report) = pool.install(|| {
                 let mut runs = runs.into_core();
                 // Files are read here, in parallel, one batch at a time: memory stays bounded.
-                let max = verifier.policy().limits.max_output_bytes;
+                let max = verifier.policy().limits().get(groundcheck_core::Limit::OutputSize);
                 let lookups = groundcheck_files::attach(raw_outputs.as_ref(), &mut runs, max).counts;
                 (lookups, verifier.verify_runs(&runs))
             });

@@ -174,7 +174,7 @@ fn row6_real_refs_of_a_failed_call() {
 
 #[test]
 fn row6_text_over_the_length_limit_is_limit_exceeded_even_in_a_failed_call() {
-    let policy = policy_with(Limits { max_text_chars: 5, ..Limits::default() });
+    let policy = policy_with(Limits::default().with(Limit::TextLength, 5).unwrap());
     let details = claim(&[("$.logs[0].message", "refused"), ("$.logs[0].message", "dial")]);
     let v = verify_with(&Invocation { success: Some(false), ..inv(&details, Some(LOGS)) }, policy);
     assert_eq!(status_reason(&v), (Status::Unsupported, Reason::ToolFailed));
@@ -207,7 +207,7 @@ fn row8_some_but_not_all_real_refs_verified() {
 #[test]
 fn row8_under_require_any_is_supported() {
     let details = claim(&[("$.logs[0].message", "connection refused"), ("$.logs[1]", "disk full")]);
-    let any = Policy { require: Require::Any, ..Policy::default() };
+    let any = Policy::default().with_require(Require::Any);
     let v = verify_with(&inv(&details, Some(LOGS)), any);
     assert_eq!(status_reason(&v), (Status::Supported, Reason::Verified));
     assert_eq!(outcomes(&v), [RefOutcome::Verified, RefOutcome::TextNotFound]);

@@ -24,7 +24,7 @@ fn limit_depth_512_is_fine_513_is_limit_exceeded() {
 
 #[test]
 fn limit_depth_from_the_policy_and_at_step_2() {
-    let policy = policy_with(Limits { max_depth: 2, ..Limits::default() });
+    let policy = policy_with(Limits::default().with(Limit::Depth, 2).unwrap());
     assert_eq!(one_with("$", "1", Some("[[1]]"), policy).outcome, RefOutcome::Verified);
     assert_eq!(one_with("$", "1", Some("[[[1]]]"), policy).outcome, RefOutcome::LimitExceeded);
     // Step 1 comes first; invalid paths come after step 2.
@@ -101,7 +101,7 @@ fn heavy_filter_regexes_run_in_linear_time() {
 
 #[test]
 fn limit_output_size() {
-    let policy = policy_with(Limits { max_output_bytes: 10, ..Limits::default() });
+    let policy = policy_with(Limits::default().with(Limit::OutputSize, 10).unwrap());
     // 10 bytes, 11 bytes, and 11 bytes that are not JSON.
     assert_eq!(one_with("$", "abc", Some(r#"["abcdef"]"#), policy).outcome, RefOutcome::Verified);
     assert_eq!(one_with("$", "abc", Some(r#"["abcdefg"]"#), policy).outcome, RefOutcome::LimitExceeded);
@@ -123,7 +123,7 @@ fn limit_output_size() {
 
 #[test]
 fn limit_text_length_in_characters_before_step_1() {
-    let policy = policy_with(Limits { max_text_chars: 5, ..Limits::default() });
+    let policy = policy_with(Limits::default().with(Limit::TextLength, 5).unwrap());
     let raw = Some(r#"["ééééé abcde abcdef"]"#);
     assert_eq!(one_with("$", "abcde", raw, policy).outcome, RefOutcome::Verified);
     assert_eq!(one_with("$", "ééééé", raw, policy).outcome, RefOutcome::Verified, "5 characters, 10 bytes");
@@ -141,7 +141,7 @@ fn limit_text_length_in_characters_before_step_1() {
 
 #[test]
 fn limit_raw_path_length_after_trimming() {
-    let policy = policy_with(Limits { max_path_chars: 6, ..Limits::default() });
+    let policy = policy_with(Limits::default().with(Limit::PathLength, 6).unwrap());
     let raw = Some(r#"{"abcd":"x","abcde":"x","ééé":"x"}"#);
     assert_eq!(one_with("$.abcd", "x", raw, policy).outcome, RefOutcome::Verified);
     assert_eq!(
@@ -160,7 +160,7 @@ fn limit_raw_path_length_after_trimming() {
 
 #[test]
 fn limit_nodes_selected() {
-    let policy = policy_with(Limits { max_nodes: 2, ..Limits::default() });
+    let policy = policy_with(Limits::default().with(Limit::Nodes, 2).unwrap());
     assert_eq!(one_with("$[*]", "b", Some(r#"["a","b"]"#), policy).outcome, RefOutcome::Verified);
     assert_eq!(one_with("$[*]", "b", Some(r#"["a","b","c"]"#), policy).outcome, RefOutcome::LimitExceeded);
     assert_eq!(one_with("$..*", "b", Some(r#"[["a","b"]]"#), policy).outcome, RefOutcome::LimitExceeded);
@@ -171,7 +171,7 @@ fn limit_nodes_selected() {
 
 #[test]
 fn limit_refs_per_invocation() {
-    let policy = policy_with(Limits { max_refs: 2, ..Limits::default() });
+    let policy = policy_with(Limits::default().with(Limit::Refs, 2).unwrap());
     let details = claim_values(
         json!("supported"),
         vec![

@@ -8,6 +8,7 @@
 //! route, which must agree.
 
 use groundcheck_core::{
+    Limit,
     resolve, ErrorKind, Invocation, Json, Limits, Policy, RawOutput, Reason, RefOutcome, RefReport, Report,
     Require, Run, RunReport, RunSet, Rung, Source, Status, Summary, Verdict, Verifier, Warning,
 };
@@ -104,7 +105,7 @@ fn hit(path: &str, text: &str, raw: &str) -> Option<(Rung, String)> {
 }
 
 fn hit_with(path: &str, text: &str, raw: &str, max_rung: Rung) -> Option<(Rung, String)> {
-    let r = one_with(path, text, Some(raw), Policy { max_rung, ..Policy::default() });
+    let r = one_with(path, text, Some(raw), Policy::default().with_max_rung(max_rung));
     match r.outcome {
         RefOutcome::Verified => {
             Some((r.rung.expect("verified without rung"), r.matched_path.expect("no matched_path")))
@@ -118,7 +119,7 @@ fn hit_with(path: &str, text: &str, raw: &str, max_rung: Rung) -> Option<(Rung, 
 }
 
 fn policy_with(limits: Limits) -> Policy {
-    Policy { limits, ..Policy::default() }
+    Policy::default().with_limits(limits)
 }
 
 fn outcomes(verdict: &Verdict) -> Vec<RefOutcome> {

@@ -127,7 +127,7 @@ fn match_exact_makes_looser_hits_text_not_found() {
     assert_eq!(hit_with("$", "Dial ... refused", doc, Rung::Exact), None);
     let v = verify_with(
         &inv(&claim(&[("$", "dial tcp")]), Some(doc)),
-        Policy { max_rung: Rung::Exact, ..Policy::default() },
+        Policy::default().with_max_rung(Rung::Exact),
     );
     assert_eq!(status_reason(&v), (Status::Unsupported, Reason::NotVerified));
     assert_eq!(outcomes(&v), [RefOutcome::TextNotFound]);

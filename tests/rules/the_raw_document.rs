@@ -190,7 +190,7 @@ fn in_preview_respects_the_policy_max_rung() {
     let details = claim(&[("$.m", "dial tcp"), ("$.m", "Dial TCP"), ("$.m", "dial ... refused")]);
     let invocation = with_preview(&details, preview, None, Some(true));
     let in_preview = |max_rung| -> Vec<Option<bool>> {
-        verify_with(&invocation, Policy { max_rung, ..Policy::default() })
+        verify_with(&invocation, Policy::default().with_max_rung(max_rung))
             .refs
             .iter()
             .map(|r| r.in_preview)

@@ -201,7 +201,7 @@ fn a_view_past_the_depth_limit_is_limit_exceeded_with_its_warning() {
     assert_eq!(outcomes(&v), [RefOutcome::LimitExceeded]);
     assert_eq!(v.warnings, [Warning::ReadAsYaml]);
     // The documents' array counts: two documents of depth 2 are 3 deep.
-    let limits = Limits { max_depth: 2, ..Limits::default() };
+    let limits = Limits::default().with(Limit::Depth, 2).unwrap();
     let v = verify_with(&inv(&claim(&[("$[1].b", "y")]), Some("a: [x]\n---\nb: y\n")), policy_with(limits));
     assert_eq!(outcomes(&v), [RefOutcome::LimitExceeded]);
     let logs = "[[1]]\n{\"b\": \"y\"}\n";

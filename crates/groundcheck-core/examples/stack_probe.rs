@@ -9,12 +9,12 @@
 
 use std::process::Command;
 
-use groundcheck_core::{resolve_text, Invocation, Json, Limits, Policy, RawOutput, Verifier};
+use groundcheck_core::{Limit, resolve_text, Invocation, Json, Limits, Policy, RawOutput, Verifier};
 
 /// The inputs: a name, the raw output's text, the paths its refs use, and the depth limit of
 /// the policy (the default, or raised to the query ceiling).
 fn cases() -> Vec<(&'static str, String, Vec<String>, usize)> {
-    let default = Limits::default().max_depth;
+    let default = Limits::default().get(Limit::Depth);
     let ceiling = Limits::QUERY_DEPTH_CEILING;
     let nested = |n: usize| format!("{}{{\"b\":\"x\"}}{}", "[".repeat(n - 1), "]".repeat(n - 1));
     let descend = vec!["$..b".to_string(), "$..*".to_string()];
@@ -83,7 +83,7 @@ fn run(index: usize) {
         })
         .collect();
     let details = serde_json::json!({ "evidence_refs": refs }).to_string();
-    let policy = Policy { limits: Limits { max_depth, ..Limits::default() }, ..Policy::default() };
+    let policy = Policy::default().with_limits(Limits::default().with(Limit::Depth, max_depth as i128).unwrap());
     let invocation = Invocation {
         retrieval_details: Json::parse(&details).ok(),
         raw_output: Some(RawOutput::Text(text.clone())),

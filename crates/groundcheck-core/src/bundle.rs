@@ -1,8 +1,10 @@
-//! Bundle files (docs/verification.md#bundles): JSON files holding invocations, for `verify`, fixtures and snapshots.
+//! Bundle files (docs/verification.md#bundles): JSON files holding invocations, for
+//! `verify`, fixtures and snapshots.
 //!
 //! Parsing is strict so that a typo never silently hides evidence: unknown keys, wrong column
 //! types and both raw-output keys at once are file errors, each pointing at its place.
 
+use crate::columns::{Cell, Column, ColumnType};
 use crate::error::{Error, ErrorKind};
 use crate::invocation::{Invocation, RawOutput};
 use crate::json::{drop_flat, parse_with_depth_limit, write_json_string, Json, Node};
@@ -67,7 +69,7 @@ impl Bundle {
         };
         bundle.invocations.reserve(items.0.len());
         for (i, item) in items.enumerate() {
-            let mut inv = invocation(item, &format!("$.invocations[{i}]"))?;
+            let mut inv = invocation(item, i)?;
             if inv.run_id.is_none() {
                 inv.run_id = bundle.run_id.clone();
             }
@@ -214,60 +216,81 @@ impl Drop for Items {
     }
 }
 
-fn invocation(node: Node, place: &str) -> Result<Invocation, Error> {
+fn invocation(node: Node, index: usize) -> Result<Invocation, Error> {
+    let place = format!("$.invocations[{index}]");
     let members = match node {
         Node::Object(members) => Members(members.into_iter()),
         other => {
             let problem = format!("an invocation must be a JSON object, not {}", other.what());
             drop_flat(other);
-            return Err(Error::bundle(place, problem));
+            return Err(Error::in_bundle(index, None, problem));
         }
     };
     let mut inv = Invocation::default();
-    let (mut id, mut tool_name, mut raw_text) = (None, None, None);
+    let mut raw_text = None;
+    // The required columns given a value; a `null` one counts as missing, once all is read.
+    let mut given = Vec::with_capacity(2);
     for (key, value) in members {
-        let at = format!("{place}.{key}");
-        let at = at.as_str();
+        let tag = |e: Error| Error::in_bundle(index, Some(&key), e.message());
         match &*key {
-            "id" => id = bigint(value, at)?,
-            "session_id" => inv.session_id = string(value, at)?,
-            "run_id" => inv.run_id = string(value, at)?,
-            "step_id" => inv.step_id = bigint(value, at)?,
-            "tool_name" => tool_name = string(value, at)?,
-            "input_params" => inv.input_params = json(value),
-            "output_preview" => inv.output_preview = string(value, at)?,
-            "output_length" => inv.output_length = int(value, at)?,
-            "retrieval_layer" => inv.retrieval_layer = string(value, at)?,
-            "l0_match_count" => inv.l0_match_count = int(value, at)?,
-            "l1_match_count" => inv.l1_match_count = int(value, at)?,
-            "is_truncated" => inv.is_truncated = boolean(value, at)?,
-            "relevance_level" => inv.relevance_level = string(value, at)?,
-            "dedup_reason" => inv.dedup_reason = string(value, at)?,
-            "retrieval_details" => inv.retrieval_details = json(value),
-            "duration_ms" => inv.duration_ms = int(value, at)?,
-            "success" => inv.success = boolean(value, at)?,
-            "error_message" => inv.error_message = string(value, at)?,
-            "created_at" => inv.created_at = string(value, at)?,
             "raw_output" => inv.raw_output = json(value).map(RawOutput::Json),
-            "raw_output_text" => raw_text = string(value, at)?,
-            _ => {
-                return Err(Error::bundle(
-                    at,
-                    "unknown key (expected a tool_invocation column, raw_output or raw_output_text)",
-                ))
+            "raw_output_text" => {
+                raw_text = string(value, &format!("{place}.{key}"))
+                    .map_err(|e| e.in_invocation(index, Some(&key)))?
+            }
+            name => {
+                let Some(column) = Column::named(name) else {
+                    drop_flat(value);
+                    return Err(Error::in_bundle(
+                        index,
+                        Some(&key),
+                        "unknown key (expected a tool_invocation column, raw_output or raw_output_text)",
+                    ));
+                };
+                let cell = cell(value, column).map_err(tag)?;
+                if column.required() && cell != Cell::Null {
+                    given.push(column);
+                }
+                if cell != Cell::Null || !column.required() {
+                    inv.set(column, cell).map_err(tag)?;
+                }
             }
         }
     }
     if let Some(text) = raw_text {
         if inv.raw_output.is_some() {
-            return Err(Error::bundle(place, "raw_output and raw_output_text are both given; keep one"));
+            return Err(Error::in_bundle(
+                index,
+                None,
+                "raw_output and raw_output_text are both given; keep one",
+            ));
         }
         inv.raw_output = Some(RawOutput::Text(text));
     }
-    inv.id = id.ok_or_else(|| Error::bundle(format!("{place}.id"), "required integer is missing"))?;
-    inv.tool_name =
-        tool_name.ok_or_else(|| Error::bundle(format!("{place}.tool_name"), "required string is missing"))?;
+    for column in Column::ALL.into_iter().filter(|c| c.required() && !given.contains(c)) {
+        inv.set(column, Cell::Null).map_err(|e| Error::in_bundle(index, Some(column.name()), e.message()))?;
+    }
     Ok(inv)
+}
+
+/// `node` as a value of `column`, or the error for a value it cannot hold. Numbers are
+/// read from their text, so one past i64 is named as written.
+fn cell(node: Node, column: Column) -> Result<Cell, Error> {
+    let cell = match (column.ty(), node) {
+        (_, Node::Null) => Cell::Null,
+        (ColumnType::Json, node) => Cell::Json(Json::from_node(node)),
+        (ColumnType::Bigint | ColumnType::Int, Node::Number(text)) => {
+            Cell::Integer(column.integer_text(&text)?)
+        }
+        (ColumnType::Text, Node::String(s)) => Cell::Text(s.into_string()),
+        (ColumnType::Boolean, Node::Bool(b)) => Cell::Bool(b),
+        (_, other) => {
+            let found = other.what();
+            drop_flat(other);
+            return Err(column.wrong_type(found));
+        }
+    };
+    Ok(cell)
 }
 
 /// The error for a value of the wrong type at `at`: what is needed, then what was found.
@@ -286,37 +309,6 @@ fn string(node: Node, at: &str) -> Result<Option<String>, Error> {
         Node::Null => Ok(None),
         Node::String(s) => Ok(Some(s.into_string())),
         other => Err(not(other, at, "must be a string or null")),
-    }
-}
-
-fn boolean(node: Node, at: &str) -> Result<Option<bool>, Error> {
-    match node {
-        Node::Null => Ok(None),
-        Node::Bool(b) => Ok(Some(b)),
-        other => Err(not(other, at, "must be true, false or null")),
-    }
-}
-
-/// A BIGINT column: an integer, written without fraction or exponent, within i64.
-fn bigint(node: Node, at: &str) -> Result<Option<i64>, Error> {
-    integer(node, at, i64::MIN, i64::MAX, "BIGINT (i64)")
-}
-
-/// An INT column: an integer within i32, so every database accepts it.
-fn int(node: Node, at: &str) -> Result<Option<i64>, Error> {
-    integer(node, at, i32::MIN.into(), i32::MAX.into(), "INT (i32)")
-}
-
-fn integer(node: Node, at: &str, min: i64, max: i64, column: &str) -> Result<Option<i64>, Error> {
-    match node {
-        Node::Null => Ok(None),
-        Node::Number(text) => text
-            .parse::<i64>()
-            .ok()
-            .filter(|n| (min..=max).contains(n))
-            .map(Some)
-            .ok_or_else(|| Error::bundle(at, format!("{text} is not an integer within {column}"))),
-        other => Err(not(other, at, &format!("must be an integer within {column} or null"))),
     }
 }
 

@@ -18,6 +18,8 @@ pub struct Error {
     message: String,
     position: Option<Position>,
     place: Option<String>,
+    invocation: Option<usize>,
+    field: Option<Box<str>>,
 }
 
 /// What kind of failure an [`Error`] is. New kinds may come in minor versions.
@@ -52,8 +54,53 @@ pub enum ErrorKind {
     /// A text that is not one of an enum's names (a stored `status` written by a future
     /// engine version, a misspelt `--match`).
     UnknownName,
-    /// A text that is not a [`Score`](crate::Score).
+    /// A text that is not a [`Score`](crate::Score), or a fuzzy threshold of 0.
     Score,
+    /// A limit set below 1 ([`Limits::set`](crate::Limits::set)); the message names the
+    /// setting (`max_depth: must be at least 1, not 0`).
+    LimitSetting,
+    /// A row's column holds a value it cannot
+    /// ([`Invocation::set`](crate::Invocation::set)): a wrong type, an integer past the
+    /// column's bounds, a required column missing. [`Error::field`] names the column.
+    Row,
+}
+
+impl ErrorKind {
+    /// The kind's one spelling, for the doors that name it (Java's `Kind` is this in upper
+    /// case, Python's exception classes are one per name): `json`, `bundle`, `path`,
+    /// `path_limit`, `too_deep`, `over_limit` (every [`ErrorKind::Limit`]), `duplicate_id`,
+    /// `unknown_name`, `score`, `limit`, `row`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Json => "json",
+            ErrorKind::Bundle => "bundle",
+            ErrorKind::Path => "path",
+            ErrorKind::PathLimit => "path_limit",
+            ErrorKind::TooDeep => "too_deep",
+            ErrorKind::Limit(_) => "over_limit",
+            ErrorKind::DuplicateId => "duplicate_id",
+            ErrorKind::UnknownName => "unknown_name",
+            ErrorKind::Score => "score",
+            ErrorKind::LimitSetting => "limit",
+            ErrorKind::Row => "row",
+        }
+    }
+
+    /// One kind of each spelling (the [`ErrorKind::Limit`] of `nodes`), for doors that list
+    /// their classes from the core and tests that check every kind has one.
+    pub const ALL: [ErrorKind; 11] = [
+        ErrorKind::Json,
+        ErrorKind::Bundle,
+        ErrorKind::Path,
+        ErrorKind::PathLimit,
+        ErrorKind::TooDeep,
+        ErrorKind::Limit(crate::Limit::Nodes),
+        ErrorKind::DuplicateId,
+        ErrorKind::UnknownName,
+        ErrorKind::Score,
+        ErrorKind::LimitSetting,
+        ErrorKind::Row,
+    ];
 }
 
 /// Where in a text an error is: a byte offset, and the 1-based line and column (in
@@ -87,10 +134,37 @@ impl Error {
         self.position
     }
 
-    /// Where inside a bundle file the problem is, as a JSON location such as
-    /// `$.invocations[2].id`, for a bundle that is JSON but breaks the format.
+    /// Where the problem is, when it is not a position in a text: a JSON location inside a
+    /// bundle file such as `$.invocations[2].id` (a bundle that is JSON but breaks the
+    /// format), or the policy setting given a bad value (`min_score`, `max_depth`).
     pub fn place(&self) -> Option<&str> {
         self.place.as_deref()
+    }
+
+    /// Which invocation the error is about, counted from 0 in the order the caller gave them:
+    /// the bundle's `invocations[i]`, or the `i`-th invocation pushed into a
+    /// [`RunSet`](crate::RunSet) or [`VerdictSet`](crate::VerdictSet) (an `id` seen twice). A
+    /// binding names the row from it without reading [`place`](Error::place)'s text.
+    pub fn invocation(&self) -> Option<usize> {
+        self.invocation
+    }
+
+    /// Which column of that invocation the error is about (`id`, `output_length`,
+    /// `raw_output`), when it is about one column; `None` for the row as a whole (not an
+    /// object, `raw_output` and `raw_output_text` both given).
+    pub fn field(&self) -> Option<&str> {
+        self.field.as_deref()
+    }
+
+    /// This error, said to be about invocation `index` (and its column `field`, when the
+    /// error does not name one already): a reader of rows that are not a bundle (a binding's
+    /// rows, a database's) tells which row it was reading.
+    pub fn in_invocation(mut self, index: usize, field: Option<&str>) -> Error {
+        self.invocation = Some(index);
+        if self.field.is_none() {
+            self.field = field.map(Into::into);
+        }
+        self
     }
 
     /// Which limit stopped the operation, when one did: the limit of
@@ -107,12 +181,36 @@ impl Error {
     }
 
     pub(crate) fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
-        Error { kind, message: message.into(), position: None, place: None }
+        Error { kind, message: message.into(), position: None, place: None, invocation: None, field: None }
     }
 
     /// A bundle that is JSON but breaks the format at `place`.
     pub(crate) fn bundle(place: impl Into<String>, message: impl Into<String>) -> Error {
         Error { place: Some(place.into()), ..Error::new(ErrorKind::Bundle, message) }
+    }
+
+    /// This error, about the column `field` of whichever row its reader was reading.
+    pub(crate) fn with_field(mut self, field: &str) -> Error {
+        self.field = Some(field.into());
+        self
+    }
+
+    /// A policy setting (`min_score`, `max_depth`) given a value it cannot have: the setting
+    /// is the error's place and field, so it reads `max_depth: must be at least 1, not 0`
+    /// and a door with its own way of naming the setting (a command-line flag) takes the
+    /// message alone.
+    pub(crate) fn setting(kind: ErrorKind, setting: &str, message: impl Into<String>) -> Error {
+        Error { place: Some(setting.to_string()), field: Some(setting.into()), ..Error::new(kind, message) }
+    }
+
+    /// An invocation of a bundle that breaks the format: at `$.invocations[index]`, and at
+    /// its member `field` when there is one.
+    pub(crate) fn in_bundle(index: usize, field: Option<&str>, message: impl Into<String>) -> Error {
+        let place = match field {
+            Some(field) => format!("$.invocations[{index}].{field}"),
+            None => format!("$.invocations[{index}]"),
+        };
+        Error::bundle(place, message).in_invocation(index, field)
     }
 
     /// An error of `kind` at `position` of a text.
@@ -147,6 +245,13 @@ mod tests {
     }
 
     #[test]
+    fn every_kind_has_its_own_spelling() {
+        let names: std::collections::HashSet<&str> = ErrorKind::ALL.iter().map(|k| k.as_str()).collect();
+        assert_eq!(names.len(), ErrorKind::ALL.len());
+        assert!(names.iter().all(|n| n.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')), "{names:?}");
+    }
+
+    #[test]
     fn each_kind_says_where() {
         let json = crate::Json::parse("{\n  \"a\": tru }").unwrap_err();
         assert_eq!(json.kind(), ErrorKind::Json);
@@ -167,6 +272,21 @@ mod tests {
         assert_eq!(path.kind(), ErrorKind::Path);
         assert_eq!(path.position().map(|p| (p.offset, p.line, p.column)), Some((3, 1, 4)));
         assert_eq!(path.to_string(), format!("invalid path at character 4: {}", path.message()));
+
+        let field = crate::Bundle::parse(r#"{"invocations": [{"id": 1, "tool_name": "t"}, {"id": 2}]}"#)
+            .unwrap_err();
+        assert_eq!((field.invocation(), field.field()), (Some(1), Some("tool_name")));
+        let whole = crate::Bundle::parse(r#"{"invocations": [[]]}"#).unwrap_err();
+        assert_eq!((whole.invocation(), whole.field(), whole.place()), (Some(0), None, Some("$.invocations[0]")));
+        let mut runs = crate::RunSet::default();
+        let row = |id| crate::Invocation { id, tool_name: "t".into(), ..Default::default() };
+        runs.push(row(1)).unwrap();
+        runs.push(row(2)).unwrap();
+        let twice = runs.push(row(1)).unwrap_err();
+        assert_eq!((twice.kind(), twice.invocation(), twice.field()), (ErrorKind::DuplicateId, Some(2), Some("id")));
+
+        let setting = crate::Limits::default().with(crate::Limit::Depth, 0).unwrap_err();
+        assert_eq!((setting.field(), setting.message()), (Some("max_depth"), "must be at least 1, not 0"));
 
         let name = "fuzzy-ish".parse::<crate::Rung>().unwrap_err();
         assert_eq!((name.kind(), name.position()), (ErrorKind::UnknownName, None));

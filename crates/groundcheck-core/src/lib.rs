@@ -41,7 +41,9 @@
 //!   owned, or a [`SharedText`] a binding shares without copying) and [`RawOutputFile`];
 //!   [`Json`], a document that keeps every number as written, and [`JsonBuilder`] to build
 //!   one from another form without writing its text; [`Bundle`], the bundle file format;
-//!   [`Run`], and [`RunSet`] to group invocations into runs.
+//!   [`Run`], and [`RunSet`] to group invocations into runs; the table's columns
+//!   ([`Column`], [`ColumnType`]) and [`Invocation::set`], which stores a [`Cell`] only where
+//!   its type fits, so every reader of rows checks them alike.
 //! - **Policy**: [`Policy`] with [`Require`], the loosest [`Rung`], the fuzzy rung's
 //!   [`Score`] and the [`Limits`].
 //! - **Verifying**: [`Verifier`] — built once under a policy, it verifies one invocation
@@ -61,13 +63,13 @@
 //! tools wrote. Every [`Invocation`] gets a [`Verdict`] — hostile rows (10,000-deep nesting,
 //! lone surrogate escapes, numbers beyond f64, 100 KB paths, 1 MB quotes, heavy filter
 //! regexes, `$..*` over large documents, thousands of refs) get the verdicts the limits of
-//! the rules (`docs/verification.md#limits` in the repository) define, in bounded time and memory set by [`Limits`] — and every unreadable file a typed
-//! [`Error`]. No operation recurses once per nesting level of a document beyond
-//! [`Limits::QUERY_DEPTH_CEILING`], so deep input cannot overflow a thread's stack. The
-//! evidence is the fuzz targets in the repository's `fuzz/` (bundle parsing; every
-//! verification route compared with the tree route; `resolve`; generated YAML and JSON Lines
-//! texts on every route), the hostile corpus in
-//! `fixtures/hostile/`, and the rule tests. A panic is a bug: please report the input.
+//! the rules (`docs/verification.md#limits` in the repository) define, in bounded time and
+//! memory set by [`Limits`] — and every unreadable file a typed [`Error`]. No operation
+//! recurses once per nesting level of a document beyond [`Limits::QUERY_DEPTH_CEILING`], so
+//! deep input cannot overflow a thread's stack. The evidence is the fuzz targets in the
+//! repository's `fuzz/` (bundle parsing; every verification route compared with the tree
+//! route; `resolve`; generated YAML and JSON Lines texts on every route), the hostile corpus
+//! in `fixtures/hostile/`, and the rule tests. A panic is a bug: please report the input.
 //!
 //! # Stack
 //!
@@ -93,6 +95,7 @@ mod budget;
 mod bundle;
 mod cache;
 mod claim;
+mod columns;
 mod distance;
 mod document;
 mod elsewhere;
@@ -115,6 +118,7 @@ mod verify;
 pub mod view;
 
 pub use crate::bundle::Bundle;
+pub use crate::columns::{Cell, Column, ColumnType};
 pub use crate::error::{Error, ErrorKind, Position};
 pub use crate::invocation::{Invocation, RawOutput, RawOutputFile, SharedText};
 pub use crate::json::{Json, JsonBuilder};

@@ -180,14 +180,15 @@ pub struct RefReport {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<Limit>,
     /// For an `invalid_path` ref, and a `limit_exceeded` ref whose path passes a limit of its
-    /// own: why, with the position counted in `raw_path` as given. Not in the JSON report
-    /// (schema v1 has no such field); a report read back from JSON gets it again.
-    #[serde(skip)]
+    /// own: why, with the position counted in `raw_path` as given. In the JSON report as
+    /// `path_error: {message, offset, line, column}` (added to schema v1 without changing any
+    /// other field), so that a program reading the report, or a model reading a tool result,
+    /// learns why the path is invalid; a report read back from JSON derives it again.
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "path_error")]
     pub path_error: Option<Error>,
     /// For a `malformed_ref` ref: what is wrong with it (`unknown key rawPath; did you mean
-    /// raw_path?`), for the texts a person reads. Not in the JSON report; a report read back
-    /// from JSON has none.
-    #[serde(skip)]
+    /// raw_path?`). In the JSON report as `malformed` (added to schema v1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub malformed: Option<String>,
 }
 
@@ -213,6 +214,22 @@ struct RefFields {
     elsewhere: Option<String>,
     #[serde(default)]
     limit: Option<Limit>,
+    #[serde(default)]
+    malformed: Option<String>,
+}
+
+/// `path_error` as the JSON report writes it: the message without the place, and the
+/// position in `raw_path` (line 1; the column counts characters, the offset bytes).
+fn path_error<S: serde::Serializer>(error: &Option<Error>, serializer: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let Some(error) = error else { return serializer.serialize_none() };
+    let position = error.position();
+    let mut map = serializer.serialize_map(None)?;
+    map.serialize_entry("message", error.message())?;
+    map.serialize_entry("offset", &position.map(|p| p.offset))?;
+    map.serialize_entry("line", &position.map(|p| p.line))?;
+    map.serialize_entry("column", &position.map(|p| p.column))?;
+    map.end()
 }
 
 impl From<RefFields> for RefReport {
@@ -234,7 +251,7 @@ impl From<RefFields> for RefReport {
             elsewhere: f.elsewhere,
             limit: f.limit,
             path_error,
-            malformed: None,
+            malformed: f.malformed,
         }
     }
 }
@@ -273,9 +290,8 @@ pub struct Verdict {
     /// Warnings in the fixed order of [`Warning`]'s declaration.
     pub warnings: Vec<Warning>,
     /// For `malformed_details`: what is malformed (`evidence_refs is an object, not an
-    /// array`), for the texts a person reads. Not in the JSON report (schema v1 has no such
-    /// field); a report read back from JSON has none.
-    #[serde(skip)]
+    /// array`). In the JSON report as `malformed`, after `warnings` (added to schema v1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub malformed: Option<String>,
 }
 

@@ -1,4 +1,5 @@
-//! Grouping invocations into runs (docs/verification.md#bundles merging, docs/verification.md#the-report order).
+//! Grouping invocations into runs (docs/verification.md#bundles merging,
+//! docs/verification.md#the-report order).
 
 use std::collections::{HashMap, HashSet};
 
@@ -58,8 +59,9 @@ impl RunSet {
 
 /// Verdicts grouped into runs exactly as [`RunSet`] groups their invocations, for a caller
 /// that verifies each invocation as it reads it ([`Verifier`](crate::Verifier)) and drops its
-/// raw output at once, instead of holding every raw output until [`verify_runs`](crate::Verifier::verify_runs).
-/// Pushed in the same order, it gives the same report, byte for byte.
+/// raw output at once, instead of holding every raw output until
+/// [`verify_runs`](crate::Verifier::verify_runs). Pushed in the same order, it gives the same
+/// report, byte for byte.
 #[derive(Debug, Default)]
 pub struct VerdictSet {
     /// Each run's keys and verdicts, in order of first appearance.
@@ -99,6 +101,8 @@ impl VerdictSet {
 struct Slots {
     index: HashMap<RunKey, usize>,
     ids: Vec<HashSet<i64>>,
+    /// Invocations pushed so far: the position an error names.
+    pushed: usize,
 }
 
 impl Slots {
@@ -121,9 +125,12 @@ impl Slots {
             new_run(run, session);
             self.ids.push(HashSet::new());
         }
+        let position = self.pushed;
+        self.pushed += 1;
         if !self.ids[slot].insert(id) {
             let run = run.as_deref().unwrap_or("(none)");
-            return Err(Error::new(ErrorKind::DuplicateId, format!("id {id} appears twice in run {run}")));
+            return Err(Error::new(ErrorKind::DuplicateId, format!("id {id} appears twice in run {run}"))
+                .in_invocation(position, Some("id")));
         }
         Ok(slot)
     }

@@ -1,7 +1,8 @@
-//! The near-miss score (docs/verification.md#near-misses): how much of a quote a leaf holds, from `0.000` to `1.000`,
-//! with exactly three decimals rounded down — the form a person reads in a report and a
-//! policy names (`min_score=0.900`). Kept in thousandths so that comparing two scores, or a
-//! score with `--min-score`, never meets a floating-point rounding.
+//! The near-miss score (docs/verification.md#near-misses): how much of a quote a leaf
+//! holds, from `0.000` to `1.000`, with exactly three decimals rounded down — the form a
+//! person reads in a report and a policy names (`min_score=0.900`). Kept in thousandths so
+//! that comparing two scores, or a score with `--min-score`, never meets a floating-point
+//! rounding.
 
 use std::fmt;
 use std::str::FromStr;
@@ -18,6 +19,9 @@ pub struct Score(u16);
 impl Score {
     /// `1.000`: the normalised quote is a substring of the leaf.
     pub const ONE: Score = Score(1000);
+    /// `0.000`: nothing of the quote is in the leaf. A valid score, but not a threshold
+    /// ([`Policy::with_min_score`](crate::Policy::with_min_score) refuses it).
+    pub const ZERO: Score = Score(0);
     /// The fuzzy rung's default `--min-score`, `0.900`: about one edit in ten characters.
     pub const DEFAULT_MIN: Score = Score(900);
 

@@ -92,7 +92,7 @@ pub fn create(spec: &str, raw_outputs: Option<&str>) -> Reply {
 impl Held {
     fn attach(&self, invocation: &mut Invocation) {
         if let Some(template) = &self.raw_outputs {
-            groundcheck_files::attach_one(template, invocation, self.core.policy().limits.max_output_bytes);
+            groundcheck_files::attach_one(template, invocation, self.core.policy().limits().get(groundcheck_core::Limit::OutputSize));
         }
     }
 
@@ -103,7 +103,7 @@ impl Held {
             runs.push(inv).map_err(|e| Failure::from_core(&e))?;
         }
         let mut runs = runs.into_runs();
-        let max = self.core.policy().limits.max_output_bytes;
+        let max = self.core.policy().limits().get(groundcheck_core::Limit::OutputSize);
         on_engine_threads(|| {
             groundcheck_files::attach(self.raw_outputs.as_ref(), &mut runs, max);
             Ok(report_json(&self.core.verify_runs(&runs)))

@@ -2,13 +2,14 @@
 //! names of `require` and `match`, the score's text, and every limit at least 1. A bad value
 //! fails when the Java policy is built, never at first use.
 
-use groundcheck_core::{Limits, Policy, Require, Rung, Score};
+use groundcheck_core::{Limit, Policy};
 use serde::Deserialize;
 use serde_json::json;
 
 use crate::reply::Failure;
 
-/// The builder's fields; `None` keeps the command line's default.
+/// The builder's fields; `None` keeps the command line's default. The limits are read by
+/// their settings' names ([`Limit::setting`]), so a limit the core adds is read here too.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Spec {
@@ -17,18 +18,7 @@ struct Spec {
     rung: Option<String>,
     min_score: Option<String>,
     #[serde(default)]
-    limits: LimitSpec,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct LimitSpec {
-    max_output_bytes: Option<i64>,
-    max_depth: Option<i64>,
-    max_text_chars: Option<i64>,
-    max_path_chars: Option<i64>,
-    max_nodes: Option<i64>,
-    max_refs: Option<i64>,
+    limits: serde_json::Map<String, serde_json::Value>,
 }
 
 /// The policy `text` (the builder's JSON) describes.
@@ -36,56 +26,38 @@ pub fn parse(text: &str) -> Result<Policy, Failure> {
     let spec: Spec =
         serde_json::from_str(text).map_err(|e| Failure::new("INTERNAL", format!("policy: {e}")))?;
     let core = |e: groundcheck_core::Error| Failure::from_core(&e);
-    let defaults = Policy::default();
-    let require: Require = spec.require.as_deref().map_or(Ok(defaults.require), str::parse).map_err(core)?;
-    let max_rung: Rung = spec.rung.as_deref().map_or(Ok(defaults.max_rung), str::parse).map_err(core)?;
-    let min_score = match spec.min_score.as_deref() {
-        None => defaults.min_score,
-        Some(text) => {
-            let score: Score = text.parse().map_err(core)?;
-            if score.thousandths() == 0 {
-                return Err(Failure::new("SCORE", "min_score: must be above 0"));
-            }
-            score
-        }
-    };
-    let mut limits: Limits = defaults.limits;
-    let l = spec.limits;
-    let fields: [(&str, Option<i64>, &mut usize); 6] = [
-        ("max_output_bytes", l.max_output_bytes, &mut limits.max_output_bytes),
-        ("max_depth", l.max_depth, &mut limits.max_depth),
-        ("max_text_chars", l.max_text_chars, &mut limits.max_text_chars),
-        ("max_path_chars", l.max_path_chars, &mut limits.max_path_chars),
-        ("max_nodes", l.max_nodes, &mut limits.max_nodes),
-        ("max_refs", l.max_refs, &mut limits.max_refs),
-    ];
-    for (name, given, slot) in fields {
-        if let Some(given) = given {
-            *slot = usize::try_from(given)
-                .ok()
-                .filter(|&n| n >= 1)
-                .ok_or_else(|| Failure::new("LIMIT", format!("{name}: must be at least 1, not {given}")))?;
-        }
+    let mut policy = Policy::default();
+    if let Some(require) = spec.require.as_deref() {
+        policy = policy.with_require(require.parse().map_err(core)?);
     }
-    Ok(Policy { require, max_rung, min_score, limits })
+    if let Some(rung) = spec.rung.as_deref() {
+        policy = policy.with_max_rung(rung.parse().map_err(core)?);
+    }
+    if let Some(score) = spec.min_score.as_deref() {
+        policy = policy.with_min_score(score.parse().map_err(core)?).map_err(core)?;
+    }
+    for (name, value) in &spec.limits {
+        let limit = Limit::by_setting(name)
+            .ok_or_else(|| Failure::new("INTERNAL", format!("policy: unknown limit `{name}`")))?;
+        let value = value
+            .as_i64()
+            .ok_or_else(|| Failure::new("INTERNAL", format!("policy: {name} is not a whole number")))?;
+        policy = policy.with_limit(limit, value.into()).map_err(core)?;
+    }
+    Ok(policy)
 }
 
 /// `policy` with every value filled in, as the Java `Policy` reads it back.
 pub fn describe(policy: &Policy) -> String {
-    let l = &policy.limits;
+    let limits = policy.limits();
+    let limits: serde_json::Map<String, serde_json::Value> =
+        Limit::ALL.iter().map(|&l| (l.setting().to_string(), json!(limits.get(l)))).collect();
     json!({
-        "require": policy.require.as_str(),
-        "match": policy.max_rung.as_str(),
-        "min_score": policy.min_score.to_string(),
+        "require": policy.require().as_str(),
+        "match": policy.max_rung().as_str(),
+        "min_score": policy.min_score().to_string(),
         "key": policy.key(),
-        "limits": {
-            "max_output_bytes": l.max_output_bytes,
-            "max_depth": l.max_depth,
-            "max_text_chars": l.max_text_chars,
-            "max_path_chars": l.max_path_chars,
-            "max_nodes": l.max_nodes,
-            "max_refs": l.max_refs,
-        },
+        "limits": limits,
     })
     .to_string()
 }

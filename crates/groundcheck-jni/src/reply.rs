@@ -7,13 +7,14 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use groundcheck_core::{Error, ErrorKind};
+use groundcheck_core::Error;
 use serde::Serialize;
 
 /// Why a call failed, as the Java exception will carry it.
 #[derive(Debug, Serialize)]
 pub struct Failure {
-    /// A `GroundcheckException.Kind` name: the core's error kinds, plus the binding's own.
+    /// A `GroundcheckException.Kind` name, in any case: the core's error kinds as
+    /// `ErrorKind::as_str` spells them, plus the binding's own.
     pub kind: &'static str,
     pub message: String,
     /// Which limit stopped the call, by its report name (`nodes`, `depth`, `path_length`,
@@ -48,29 +49,17 @@ impl Failure {
 
     /// The core's `error`, its kind named as the Java enum names it.
     pub fn from_core(error: &Error) -> Failure {
-        let kind = match error.kind() {
-            ErrorKind::Json => "JSON",
-            ErrorKind::Bundle => "BUNDLE",
-            ErrorKind::Path => "PATH",
-            ErrorKind::PathLimit => "PATH_LIMIT",
-            ErrorKind::TooDeep => "TOO_DEEP",
-            ErrorKind::DuplicateId => "DUPLICATE_ID",
-            ErrorKind::UnknownName => "UNKNOWN_NAME",
-            ErrorKind::Score => "SCORE",
-            ErrorKind::Limit(_) => "OVER_LIMIT",
-            // `ErrorKind` is non-exhaustive: a kind added later still reaches Java, as a bundle
-            // problem, until the binding names it.
-            _ => "BUNDLE",
-        };
+        // The core's own spelling; Java reads it in upper case, as its `Kind` names it.
+        let kind = error.kind().as_str();
         let position = error.position();
         let place = Place {
-            field: None,
+            field: error.field().map(str::to_string),
             place: error.place().map(str::to_string),
             line: position.map(|p| p.line),
             column: position.map(|p| p.column),
             offset: position.map(|p| p.offset),
         };
-        let known = place.place.is_some() || position.is_some();
+        let known = place.place.is_some() || place.field.is_some() || position.is_some();
         Failure {
             kind,
             message: error.to_string(),

@@ -36,22 +36,13 @@ pub fn invocations(rows: &[String]) -> Result<Vec<Invocation>, Failure> {
         text.push_str(row);
     }
     text.push_str("]}");
-    let bundle = Bundle::parse(&text).map_err(|e| {
-        let place = e.place().unwrap_or("");
-        match place.strip_prefix("$.invocations[").and_then(|rest| rest.split_once(']')) {
-            Some((index, field)) => {
-                let field = field.strip_prefix('.').filter(|f| !f.is_empty()).unwrap_or("row");
-                row_failure(index.parse().unwrap_or(0), field, e.message(), rows.len())
-            }
-            None => {
-                let offset = e.position().map_or(0, |p| p.offset);
-                let row = starts.iter().rposition(|&start| start <= offset).unwrap_or(0);
-                let mut failure = row_failure(row, "row", e.message(), rows.len());
-                if e.kind() == groundcheck_core::ErrorKind::DuplicateId {
-                    failure.kind = "DUPLICATE_ID";
-                }
-                failure
-            }
+    let bundle = Bundle::parse(&text).map_err(|e| match e.invocation() {
+        Some(index) => row_failure(index, e.field().unwrap_or("row"), e.message(), rows.len()),
+        // A syntax error: the row is the one whose text holds the offending byte.
+        None => {
+            let offset = e.position().map_or(0, |p| p.offset);
+            let row = starts.iter().rposition(|&start| start <= offset).unwrap_or(0);
+            row_failure(row, "row", e.message(), rows.len())
         }
     })?;
     let mut invocations = bundle.invocations;

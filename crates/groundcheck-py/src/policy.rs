@@ -2,10 +2,10 @@
 //! `--min-score` and limit flags, validated when built — a bad value raises
 //! `InvalidPolicyError` at construction, never at first use.
 
-use groundcheck_core::{Limits as CoreLimits, Policy as CorePolicy, Require, Rung, Score};
+use groundcheck_core::{Limit as CoreLimit, Limits as CoreLimits, Policy as CorePolicy, Require, Rung, Score};
 use pyo3::prelude::*;
 
-use crate::errors::{from_core, guard, raise};
+use crate::errors::{from_core, guard};
 
 /// Input bounds (every one at least 1); the defaults are the command line's.
 #[pyclass(frozen, module = "groundcheck", name = "Limits")]
@@ -26,25 +26,18 @@ impl Limits {
         max_refs: Option<i128>,
     ) -> PyResult<Limits> {
         guard("Limits.__new__", || {
-            let mut limits = CoreLimits::default();
-            let fields: [(&str, Option<i128>, &mut usize); 6] = [
-                ("max_output_bytes", max_output_bytes, &mut limits.max_output_bytes),
-                ("max_depth", max_depth, &mut limits.max_depth),
-                ("max_text_chars", max_text_chars, &mut limits.max_text_chars),
-                ("max_path_chars", max_path_chars, &mut limits.max_path_chars),
-                ("max_nodes", max_nodes, &mut limits.max_nodes),
-                ("max_refs", max_refs, &mut limits.max_refs),
+            let given = [
+                (CoreLimit::OutputSize, max_output_bytes),
+                (CoreLimit::Depth, max_depth),
+                (CoreLimit::TextLength, max_text_chars),
+                (CoreLimit::PathLength, max_path_chars),
+                (CoreLimit::Nodes, max_nodes),
+                (CoreLimit::Refs, max_refs),
             ];
-            for (name, given, slot) in fields {
-                if let Some(given) = given {
-                    *slot = usize::try_from(given).ok().filter(|&n| n >= 1).ok_or_else(|| {
-                        raise(
-                            py,
-                            "InvalidPolicyError",
-                            &format!("{name}: must be at least 1, not {given}"),
-                            &[],
-                        )
-                    })?;
+            let mut limits = CoreLimits::default();
+            for (limit, value) in given {
+                if let Some(value) = value {
+                    limits.set(limit, value).map_err(|e| from_core(py, &e))?;
                 }
             }
             Ok(Limits(limits))
@@ -54,42 +47,40 @@ impl Limits {
     /// Raw output text size in bytes.
     #[getter]
     fn max_output_bytes(&self) -> PyResult<usize> {
-        guard("Limits.max_output_bytes", || Ok(self.0.max_output_bytes))
+        guard("Limits.max_output_bytes", || Ok(self.0.get(CoreLimit::OutputSize)))
     }
     /// JSON nesting depth of a raw document (the root is depth 1).
     #[getter]
     fn max_depth(&self) -> PyResult<usize> {
-        guard("Limits.max_depth", || Ok(self.0.max_depth))
+        guard("Limits.max_depth", || Ok(self.0.get(CoreLimit::Depth)))
     }
     /// Length of a ref's `text`, in characters.
     #[getter]
     fn max_text_chars(&self) -> PyResult<usize> {
-        guard("Limits.max_text_chars", || Ok(self.0.max_text_chars))
+        guard("Limits.max_text_chars", || Ok(self.0.get(CoreLimit::TextLength)))
     }
     /// Length of a trimmed `raw_path`, in characters.
     #[getter]
     fn max_path_chars(&self) -> PyResult<usize> {
-        guard("Limits.max_path_chars", || Ok(self.0.max_path_chars))
+        guard("Limits.max_path_chars", || Ok(self.0.get(CoreLimit::PathLength)))
     }
     /// Nodes one query may select.
     #[getter]
     fn max_nodes(&self) -> PyResult<usize> {
-        guard("Limits.max_nodes", || Ok(self.0.max_nodes))
+        guard("Limits.max_nodes", || Ok(self.0.get(CoreLimit::Nodes)))
     }
     /// Refs read per invocation.
     #[getter]
     fn max_refs(&self) -> PyResult<usize> {
-        guard("Limits.max_refs", || Ok(self.0.max_refs))
+        guard("Limits.max_refs", || Ok(self.0.get(CoreLimit::Refs)))
     }
 
     fn __repr__(&self) -> PyResult<String> {
         guard("Limits.__repr__", || {
             Ok({
-                let l = &self.0;
-                format!(
-                    "Limits(max_output_bytes={}, max_depth={}, max_text_chars={}, max_path_chars={}, max_nodes={}, max_refs={})",
-                    l.max_output_bytes, l.max_depth, l.max_text_chars, l.max_path_chars, l.max_nodes, l.max_refs
-                )
+                let each: Vec<String> =
+                    CoreLimit::ALL.iter().map(|&l| format!("{}={}", l.setting(), self.0.get(l))).collect();
+                format!("Limits({})", each.join(", "))
             })
         })
     }
@@ -129,37 +120,34 @@ impl Policy {
                     } else {
                         given.str()?.extract::<String>()?
                     };
-                    let score: Score = text.parse().map_err(|e| from_core(py, &e))?;
-                    if score.thousandths() == 0 {
-                        return Err(raise(py, "InvalidPolicyError", "min_score: must be above 0", &[]));
-                    }
-                    score
+                    text.parse().map_err(|e| from_core(py, &e))?
                 }
             };
             let limits = limits.map_or_else(CoreLimits::default, |l| l.0);
-            Ok(Policy(CorePolicy { require, max_rung, min_score, limits }))
+            let policy = CorePolicy::default().with_require(require).with_max_rung(max_rung).with_limits(limits);
+            Ok(Policy(policy.with_min_score(min_score).map_err(|e| from_core(py, &e))?))
         })
     }
 
     /// `"all"` or `"any"`.
     #[getter]
     fn require(&self) -> PyResult<&'static str> {
-        guard("Policy.require", || Ok(self.0.require.as_str()))
+        guard("Policy.require", || Ok(self.0.require().as_str()))
     }
     /// The loosest rung accepted.
     #[getter(r#match)]
     fn rung(&self) -> PyResult<&'static str> {
-        guard("Policy.match", || Ok(self.0.max_rung.as_str()))
+        guard("Policy.match", || Ok(self.0.max_rung().as_str()))
     }
     /// The fuzzy rung's threshold, as text with three decimals (`"0.900"`).
     #[getter]
     fn min_score(&self) -> PyResult<String> {
-        guard("Policy.min_score", || Ok(self.0.min_score.to_string()))
+        guard("Policy.min_score", || Ok(self.0.min_score().to_string()))
     }
     /// The input bounds.
     #[getter]
     fn limits(&self) -> PyResult<Limits> {
-        guard("Policy.limits", || Ok(Limits(self.0.limits)))
+        guard("Policy.limits", || Ok(Limits(self.0.limits())))
     }
     /// The policy's name, as stored verdicts are keyed: `require=all;match=elided`.
     #[getter]

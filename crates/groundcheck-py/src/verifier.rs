@@ -110,7 +110,7 @@ fn all_small(chunk: &[Pending]) -> bool {
 impl Work {
     fn attach(&self, invocations: &mut [Invocation]) {
         if let Some(template) = &self.raw_outputs {
-            let max = self.core.policy().limits.max_output_bytes;
+            let max = self.core.policy().limits().get(groundcheck_core::Limit::OutputSize);
             for inv in invocations {
                 groundcheck_files::attach_one(template, inv, max);
             }

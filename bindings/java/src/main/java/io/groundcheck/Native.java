@@ -143,7 +143,9 @@ final class Native {
         Map<String, Object> failure = Json.map(Json.parse(text));
         GroundcheckException.Kind kind;
         try {
-            kind = GroundcheckException.Kind.valueOf(Json.str(failure.get("kind")));
+            // The core's kinds arrive in its own spelling (`duplicate_id`); the binding's own
+            // (`ROW`, `TEMPLATE`) already in the enum's.
+            kind = GroundcheckException.Kind.valueOf(Json.str(failure.get("kind")).toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException | NullPointerException e) {
             kind = GroundcheckException.Kind.INTERNAL;
         }
