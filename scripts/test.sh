@@ -113,6 +113,7 @@ pip_packages=(
   sqlalchemy
   pydantic-ai-slim
   openai-agents
+  google-genai
   langchain
   langgraph
   langchain-core

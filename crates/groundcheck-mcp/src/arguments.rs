@@ -120,10 +120,12 @@ impl Arguments {
             .map_err(|e| BadArgument(format!("policy.{}", e.0)))?;
         let mut policy = Policy::default();
         if let Some(require) = policy_args.string("require").map_err(prefix)? {
-            policy.require = require.parse::<Require>().map_err(|e| BadArgument::new("policy.require", e))?;
+            let require = require.parse::<Require>().map_err(|e| BadArgument::new("policy.require", e))?;
+            policy = policy.with_require(require);
         }
         if let Some(rung) = policy_args.string("match").map_err(prefix)? {
-            policy.max_rung = rung.parse::<Rung>().map_err(|e| BadArgument::new("policy.match", e))?;
+            let rung = rung.parse::<Rung>().map_err(|e| BadArgument::new("policy.match", e))?;
+            policy = policy.with_max_rung(rung);
         }
         if let Some(score) = policy_args.take("min_score") {
             let text = match (score.kind(), score.string()) {
@@ -135,7 +137,7 @@ impl Arguments {
             if score.thousandths() == 0 {
                 return Err(BadArgument::new("policy.min_score", "must be above 0"));
             }
-            policy.min_score = score;
+            policy = policy.with_min_score(score).map_err(|e| BadArgument::new("policy.min_score", e))?;
         }
         Ok(policy)
     }
@@ -184,6 +186,24 @@ mod tests {
             "a: must be an integer, not a string"
         );
         assert_eq!(args(json!({"a": null})).boolean("a"), Ok(None));
+    }
+
+    /// A strict model sends every property, null for those it does not use: each reads as
+    /// absent, in the policy's members too.
+    #[test]
+    fn a_null_argument_counts_as_absent() {
+        let mut a = args(json!({"a": null, "policy": null}));
+        assert!(!a.has("a") && a.given("a"));
+        assert_eq!(
+            (a.string("a"), a.integer("a"), a.json("a").map(|j| j.is_none())),
+            (Ok(None), Ok(None), Ok(true))
+        );
+        assert_eq!(a.policy(), Ok(Policy::default()));
+        let strict = json!({"policy": {"require": null, "match": null, "min_score": null}});
+        assert_eq!(args(strict).policy(), Ok(Policy::default()));
+        let p =
+            args(json!({"policy": {"require": null, "match": "fuzzy", "min_score": null}})).policy().unwrap();
+        assert_eq!(p.key(), "require=all;match=fuzzy;min_score=0.900");
     }
 
     #[test]

@@ -6,7 +6,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-use groundcheck_core::{Policy, Run, Verifier};
+use groundcheck_core::{Limit, Policy, Run, Verifier};
 use groundcheck_files::Template;
 use groundcheck_store::{into_run, RunKey, Store, Window};
 use rmcp::model::{
@@ -121,7 +121,7 @@ impl Server {
         self.blocking(context, move || {
             if let Some(template) = template {
                 let runs = std::slice::from_mut(&mut run);
-                groundcheck_files::attach(Some(&template), runs, policy.limits.max_output_bytes);
+                groundcheck_files::attach(Some(&template), runs, policy.limits().get(Limit::OutputSize));
             }
             Ok(report(&run, policy))
         })

@@ -3,7 +3,7 @@
 //! only reads arguments, calls the core, and says the result in a sentence for the model.
 
 use groundcheck_core::{
-    resolve_text_with, Invocation, Policy, RawOutput, RefOutcome, Report, SharedText, Status, Verdict,
+    resolve_text_with, Invocation, Limit, Policy, RawOutput, RefOutcome, Report, SharedText, Status, Verdict,
     Verifier,
 };
 
@@ -71,14 +71,19 @@ pub fn evidence_invocation(mut args: Arguments) -> Result<(Invocation, Policy), 
         (Some(value), None) => {
             // A value is not held to the size limit of a text (as a bundle's inline raw_output
             // is not): its text, read as JSON, is the same document a parsed value would be.
-            policy.limits.max_output_bytes = policy.limits.max_output_bytes.max(value.as_str().len());
+            let bytes = policy.limits().get(Limit::OutputSize).max(value.as_str().len());
+            policy = policy
+                .with_limit(Limit::OutputSize, i128::try_from(bytes).unwrap_or(i128::MAX))
+                .map_err(|e| BadArgument::new("raw_output", e))?;
             Some(RawOutput::Shared(SharedText::new(value)))
         }
         (None, Some(text)) => Some(output_text(text)),
         (None, None) => None,
     };
-    // retrieval_details given, even as null (the column NULL: no claim), replaces the refs.
-    let retrieval_details = if args.given("retrieval_details") {
+    // retrieval_details replaces the refs. A null one counts as absent beside evidence_refs (a
+    // strict model sends every argument, null for those it does not use); given as null alone,
+    // it is the column NULL: no claim.
+    let retrieval_details = if args.has("retrieval_details") {
         if args.has("evidence_refs") || args.has("evidence_status") {
             return Err(BadArgument::new(
                 "retrieval_details",
@@ -86,6 +91,8 @@ pub fn evidence_invocation(mut args: Arguments) -> Result<(Invocation, Policy), 
             ));
         }
         args.json("retrieval_details")?
+    } else if args.given("retrieval_details") && !args.has("evidence_refs") && !args.has("evidence_status") {
+        None
     } else {
         let refs =
             match args.take("evidence_refs") {
@@ -130,11 +137,28 @@ pub fn evidence_invocation(mut args: Arguments) -> Result<(Invocation, Policy), 
     Ok((invocation, policy))
 }
 
-/// `verify_evidence`: the invocation's verdict, and what it means for the model.
+/// `verify_evidence`: the invocation's verdict, and what it means for the model, which is
+/// also the verdict's `advice`: frameworks (pydantic-ai, openai-agents with structured content
+/// on) hand the model the structured content alone.
 pub fn verify_evidence(invocation: &Invocation, policy: Policy) -> Output {
     let verdict = Verifier::new(policy).verify(invocation);
+    let text = verdict_text(&verdict);
     let structured = serde_json::to_string(&verdict).unwrap_or_else(|_| "null".into());
-    Output { structured, text: verdict_text(&verdict) }
+    Output { structured: with_advice(structured, &text), text }
+}
+
+/// The JSON object `object` with one more member, `"advice": advice`, written at its end.
+fn with_advice(mut object: String, advice: &str) -> String {
+    if object.ends_with('}') {
+        object.pop();
+        if !object.ends_with('{') {
+            object.push(',');
+        }
+        object.push_str("\"advice\":");
+        object.push_str(&serde_json::to_string(advice).unwrap_or_else(|_| "\"\"".into()));
+        object.push('}');
+    }
+    object
 }
 
 /// One paragraph: the status, why (each failed ref with its nearest text and where else the
@@ -281,7 +305,8 @@ fn nesting(text: &str) -> usize {
     deepest
 }
 
-/// `verify_run`: the report's structured content and its summary for the model.
+/// `verify_run`: the report's structured content and its summary for the model, which is also
+/// the report's `advice`.
 pub fn report_output(report: &Report) -> Output {
     let structured = serde_json::to_string(report).unwrap_or_else(|_| "null".into());
     let mut lines = Vec::new();
@@ -302,7 +327,8 @@ pub fn report_output(report: &Report) -> Output {
         }
         lines.push(line);
     }
-    Output { structured, text: lines.join(" ") }
+    let text = lines.join(" ");
+    Output { structured: with_advice(structured, &text), text }
 }
 
 #[cfg(test)]
@@ -362,6 +388,63 @@ mod tests {
         let refs = json!([{"raw_path": "$.exit_code", "text": "137"}]);
         let found = structured(&call(json!({"raw_output": output, "evidence_refs": refs})).unwrap());
         assert_eq!(found["status"], "supported", "{found}");
+    }
+
+    /// A call as a strict model makes it: every property present, null for the unused ones.
+    fn strict(given: Value) -> Value {
+        let mut all = serde_json::Map::new();
+        for name in EVIDENCE_ARGUMENTS {
+            all.insert(name.into(), Value::Null);
+        }
+        let Value::Object(given) = given else { panic!("an object") };
+        all.extend(given);
+        Value::Object(all)
+    }
+
+    fn without_advice(mut verdict: Value) -> Value {
+        verdict.as_object_mut().unwrap().remove("advice");
+        verdict
+    }
+
+    #[test]
+    fn a_strict_call_with_nulls_gets_the_verdict_of_the_call_without_them() {
+        let output = r#"{"logs": [{"message": "dial tcp 10.0.0.7:5432: connection refused"}]}"#;
+        let refs = json!([{"raw_path": "$.logs[0].message", "text": "connection refused"}]);
+        let plain = call(json!({"raw_output_text": output, "evidence_refs": refs})).unwrap();
+        let strict_refs = strict(json!({"raw_output_text": output, "evidence_refs": refs}));
+        assert_eq!(structured(&call(strict_refs).unwrap()), structured(&plain));
+        assert_eq!(structured(&plain)["status"], "supported");
+        // The column's text instead of the refs: evidence_refs and evidence_status null.
+        let details = json!({"evidence_status": "supported", "evidence_refs": refs}).to_string();
+        let strict_details = strict(json!({"raw_output_text": output, "retrieval_details": details}));
+        assert_eq!(structured(&call(strict_details).unwrap())["claim_agrees"], true);
+        // Given as null alone, retrieval_details is the column NULL (no claim), as before.
+        let null_column =
+            structured(&call(json!({"raw_output_text": output, "retrieval_details": null})).unwrap());
+        assert_eq!((&null_column["status"], &null_column["refs"]), (&json!("no_evidence"), &json!([])));
+        assert_eq!(structured(&call(strict(json!({"raw_output_text": output}))).unwrap()), null_column);
+    }
+
+    #[test]
+    fn the_advice_is_the_text_and_a_member_of_the_structured_verdict() {
+        let out = call(json!({
+            "raw_output_text": r#"{"logs": [{"message": "connection refused"}]}"#,
+            "evidence_refs": [{"raw_path": "$.logs[1].message", "text": "Connection refused"}]
+        }))
+        .unwrap();
+        let verdict = structured(&out);
+        assert_eq!(verdict["advice"], out.text.as_str());
+        assert!(out.text.contains("cite that path instead"), "{}", out.text);
+        // Beside the advice, the structured verdict is the report's invocation object.
+        let report = serde_json::to_value(Verifier::new(Policy::default()).verify(&Invocation {
+            id: 1,
+            tool_name: "tool".into(),
+            retrieval_details: Some(groundcheck_core::Json::parse(r#"{"evidence_refs": []}"#).unwrap()),
+            ..Invocation::default()
+        }))
+        .unwrap();
+        assert_eq!(without_advice(structured(&call(json!({"evidence_refs": []})).unwrap())), report);
+        assert_eq!(with_advice("{}".into(), "a \"b\""), r#"{"advice":"a \"b\""}"#);
     }
 
     #[test]
