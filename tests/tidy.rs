@@ -10,8 +10,12 @@
 //! - **Every source file opens with a `//!`** paragraph saying what it is for.
 //! - **No bare `§<digit>`**: the rules live in `docs/verification.md`, whose sections have
 //!   anchors; a `§` only follows an RFC number (`RFC 9535 §2.7`).
-//! - **No timing figures in comments**: measurements change with the machine and the code;
-//!   they live in `benches/README.md`, beside the command that made them.
+//! - **No measured figures in comments**: timings, throughputs (`rows/s`), ratios and
+//!   percentages change with the machine and the code; they live in `benches/README.md`,
+//!   beside the command that made them.
+//! - **Comments fit the width** `rustfmt.toml` sets, which rustfmt does not wrap for them.
+//! - **No `issue #` numbers in code**: an issue is history, kept in commit messages; a comment
+//!   says the reason itself.
 //! - **Markdown stays narrow**: in every git-tracked `.md` file, no prose line over 120
 //!   characters outside fenced code blocks, and no table cell over 200 (such a table becomes a
 //!   list).
@@ -243,14 +247,16 @@ fn every_source_file_opens_with_a_module_comment() {
     assert!(missing.is_empty(), "no `//!` paragraph:\n{}", missing.join("\n"));
 }
 
+/// Whether `file` is one of the files that spell out what the rules refuse: this file, and
+/// the Markdown rule's own test.
+fn spells_out_the_rules(file: &Path) -> bool {
+    file.ends_with("tidy.rs") || file.ends_with("readme/links.rs")
+}
+
 /// Each line of `code` that breaks `rule`, as `file:line: text`.
 fn offending(rule: impl Fn(&str) -> bool) -> Vec<String> {
     let mut found = Vec::new();
-    for file in sources() {
-        // This file, and the Markdown rule's own test, spell out what they refuse.
-        if file.ends_with("tidy.rs") || file.ends_with("readme/links.rs") {
-            continue;
-        }
+    for file in sources().into_iter().filter(|file| !spells_out_the_rules(file)) {
         for (n, line) in std::fs::read_to_string(&file).unwrap().lines().enumerate() {
             if rule(line) {
                 found.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
@@ -258,6 +264,117 @@ fn offending(rule: impl Fn(&str) -> bool) -> Vec<String> {
         }
     }
     found
+}
+
+/// Where each `//` comment of the Rust `code` starts, as (line index, byte offset in the
+/// line): a small lexer that steps over string, raw string and character literals (a `//` in
+/// `"https://…"` is not a comment), across lines, and over `/* … */` blocks.
+fn comment_starts(code: &str) -> Vec<(usize, usize)> {
+    let bytes = code.as_bytes();
+    let mut found = Vec::new();
+    let (mut line, mut line_start, mut i) = (0, 0, 0);
+    let ident = |at: usize| at > 0 && (bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_');
+    while i < bytes.len() {
+        let rest = &code[i..];
+        let skip = if rest.starts_with("//") {
+            found.push((line, i - line_start));
+            rest.find('\n').unwrap_or(rest.len())
+        } else if rest.starts_with("/*") {
+            block_comment_len(rest.as_bytes())
+        } else if !ident(i) && raw_string_hashes(rest).is_some() {
+            let (prefix, hashes) = raw_string_hashes(rest).unwrap();
+            let close = format!("\"{}", "#".repeat(hashes));
+            let body = prefix + hashes + 1;
+            rest[body..].find(&close).map_or(rest.len(), |at| body + at + close.len())
+        } else if let Some(body) = rest.strip_prefix('"') {
+            let mut escaped = false;
+            let end = body.char_indices().find(|&(_, c)| {
+                let close = c == '"' && !escaped;
+                escaped = c == '\\' && !escaped;
+                close
+            });
+            end.map_or(rest.len(), |(at, _)| 1 + at + 1)
+        } else if let Some(body) = rest.strip_prefix('\'') {
+            // A character literal (`'"'`, `'\''`, `'\u{1F600}'`), else a lifetime or a label.
+            let mut chars = body.char_indices();
+            match (chars.next(), chars.next()) {
+                (Some((_, '\\')), Some((at, c))) => {
+                    let after = 1 + at + c.len_utf8();
+                    rest[after..].find('\'').map_or(rest.len(), |end| after + end + 1)
+                }
+                (Some(_), Some((at, '\''))) => 1 + at + 1,
+                _ => 1,
+            }
+        } else {
+            rest.chars().next().map_or(1, char::len_utf8)
+        };
+        let end = (i + skip.max(1)).min(bytes.len());
+        for (at, &b) in bytes[i..end].iter().enumerate() {
+            if b == b'\n' {
+                line += 1;
+                line_start = i + at + 1;
+            }
+        }
+        i = end;
+    }
+    found
+}
+
+/// The length of the (nested) `/* … */` block comment `rest` starts with.
+fn block_comment_len(rest: &[u8]) -> usize {
+    let (mut depth, mut at) = (0, 0);
+    while at < rest.len() {
+        if rest[at..].starts_with(b"/*") {
+            depth += 1;
+            at += 2;
+        } else if rest[at..].starts_with(b"*/") {
+            depth -= 1;
+            at += 2;
+            if depth == 0 {
+                return at;
+            }
+        } else {
+            at += 1;
+        }
+    }
+    at
+}
+
+/// When `rest` starts with a raw string literal (`r"`, `r#"`, `br##"`, …): the length of its
+/// prefix (`r` or `br`) and its number of `#`.
+fn raw_string_hashes(rest: &str) -> Option<(usize, usize)> {
+    let prefix = if rest.starts_with("br") { 2 } else { usize::from(rest.starts_with('r')) };
+    let after = &rest[prefix..];
+    let hashes = after.len() - after.trim_start_matches('#').len();
+    (prefix > 0 && after[hashes..].starts_with('"')).then_some((prefix, hashes))
+}
+
+/// Each `//` comment of the workspace's sources whose line breaks `rule` (given the whole
+/// line and the byte offset its comment starts at), as `file:line: text`.
+fn offending_comments(rule: impl Fn(&str, usize) -> bool) -> Vec<String> {
+    let mut found = Vec::new();
+    for file in sources().into_iter().filter(|file| !spells_out_the_rules(file)) {
+        let code = std::fs::read_to_string(&file).unwrap();
+        let lines: Vec<&str> = code.lines().collect();
+        for (n, at) in comment_starts(&code) {
+            if rule(lines[n], at) {
+                found.push(format!("{}:{}: {}", file.display(), n + 1, lines[n].trim()));
+            }
+        }
+    }
+    found
+}
+
+/// The lexer finds comments where they are, and only there.
+#[test]
+fn comments_are_found_outside_literals() {
+    let code = "let url = \"https://h/x\"; // one\nlet q = '\"'; let r = r#\"a // \"b\"#;\n\
+                /* a // b */ let c = '\\''; fn f<'a>(x: &'a str) {} // two\n\"multi\n// line\" // three\n";
+    let starts = comment_starts(code);
+    assert_eq!(starts.len(), 3, "{starts:?}");
+    let lines: Vec<&str> = code.lines().collect();
+    let texts: Vec<&str> = starts.iter().map(|&(n, at)| &lines[n][at..]).collect();
+    assert_eq!(texts, ["// one", "// two", "// three"]);
 }
 
 /// Whether `line` has a `§` followed by a digit that does not follow "RFC NNNN ".
@@ -284,10 +401,10 @@ fn sections_are_named_by_their_anchor_not_a_bare_number() {
     );
 }
 
-/// The comment of `line` (after `//`), with `code spans` and "quoted" text taken out: a
-/// number there is data, not a measurement.
+/// The comment of `line` (from its first `//` outside a literal), with `code spans` and
+/// "quoted" text taken out: a number there is data, not a measurement.
 fn comment(line: &str) -> Option<String> {
-    let at = line.find("//")?;
+    let &(_, at) = comment_starts(line).first()?;
     let mut text = String::new();
     let mut inside = None;
     for c in line[at..].chars() {
@@ -301,36 +418,161 @@ fn comment(line: &str) -> Option<String> {
     Some(text)
 }
 
-/// Whether a comment states a timing: a figure in ns, µs or ms, a throughput, or an
-/// instruction count.
+/// The words of a comment's `text`, split where a figure ends: at spaces, `(`, `,` and `;`.
+fn words(text: &str) -> Vec<&str> {
+    text.split(|c: char| c.is_whitespace() || c == '(' || c == ',' || c == ';').collect()
+}
+
+/// Whether `word` is a figure: `16`, `1.2`, `~16`, `≈3`, or a range `2–7`.
+fn figure(word: &str) -> bool {
+    let word = word.trim_start_matches(['~', '≈', '+', '-', '−']);
+    !word.is_empty() && word.split('–').all(|n| n.parse::<f64>().is_ok())
+}
+
+/// Whether a comment states a timing: a figure in ns, µs or ms, a throughput (`MB/s`,
+/// `rows/s`: any count per second), a measured ratio, or an instruction count.
 fn timing(line: &str) -> bool {
     let Some(text) = comment(line) else { return false };
-    let words: Vec<&str> =
-        text.split(|c: char| c.is_whitespace() || c == '(' || c == ',' || c == ';').collect();
+    let words = words(&text);
     words.windows(2).any(|w| {
-        let figure = w[0].trim_start_matches(['~', '≈']).parse::<f64>().is_ok();
         let unit = w[1].trim_end_matches(['.', ')', ':']);
-        figure && matches!(unit, "ns" | "µs" | "us" | "ms" | "MB/s" | "GB/s" | "MiB/s" | "GiB/s")
+        let per_second = unit
+            .strip_suffix("/s")
+            .is_some_and(|what| !what.is_empty() && what.chars().all(char::is_alphabetic));
+        figure(w[0]) && (matches!(unit, "ns" | "µs" | "us" | "ms") || per_second)
     }) || words.iter().any(|w| {
         let w = w.trim_end_matches(['.', ')', ':']);
-        ["ms", "µs", "ns"]
-            .iter()
-            .any(|u| w.strip_suffix(u).is_some_and(|n| !n.is_empty() && n.parse::<f64>().is_ok()))
+        ["ms", "µs", "ns"].iter().any(|u| w.strip_suffix(u).is_some_and(figure))
     }) || words.windows(2).any(|w| {
-        // `1.67× less`, `2–7× slower`, `23x the largest file`: a measured ratio.
+        // `1.67× less`, `2–7× slower`, `3.4× as fast`, `23x the largest file`: a measured ratio.
         let ratio = w[0].strip_suffix('×').or_else(|| w[0].strip_suffix('x'));
-        let ratio = ratio.is_some_and(|n| !n.is_empty() && n.split('–').all(|n| n.parse::<f64>().is_ok()));
-        ratio && matches!(w[1], "less" | "more" | "faster" | "slower" | "the")
+        ratio.is_some_and(figure) && matches!(w[1], "less" | "more" | "faster" | "slower" | "the" | "as")
     }) || (text.contains(" instructions") && text.contains(" M "))
 }
 
 #[test]
 fn comments_hold_no_timing_figures() {
     assert!(timing("// 16 ms each") && timing("/// about 1.2 GB/s here") && timing("// took 300ms"));
-    assert!(timing("/// 1.67× less CPU time") && timing("// made it 2–7× slower"));
+    assert!(
+        timing("/// 1.67× less CPU time") && timing("// made it 2–7× slower") && timing("// 3.4× as fast")
+    );
+    assert!(timing("//! slowed from 8,800 to 500 rows/s.") && timing("// ~2000 invocations/s"));
     assert!(!timing("// `1500 ms` is data") && !timing("let x = 5; // five") && !timing("// at most 5 s"));
-    let found = offending(timing);
+    assert!(!timing("/// Prints `rows bytes seconds rows/s`") && !timing("// the human `N rows/s`"));
+    assert!(!timing("let u = \"http://h/12 ms\";") && !timing("// 0x10 bytes"));
+    let found = offending_comments(|line, at| timing(&line[at..]));
     assert!(found.is_empty(), "timings belong in benches/README.md:\n{}", found.join("\n"));
+}
+
+/// Whether a comment states a percentage: `16 %`, `16%`, `~16%`, `16–20 %`, `16 percent`.
+fn percentage(line: &str) -> bool {
+    let Some(text) = comment(line) else { return false };
+    let text = text.replace("per cent", "percent");
+    let words = words(&text);
+    words.windows(2).any(|w| {
+        figure(w[0]) && (w[1].starts_with('%') || w[1].trim_end_matches(['.', ')', ':']) == "percent")
+    }) || words.iter().any(|w| w.trim_end_matches(['.', ')', ':']).strip_suffix('%').is_some_and(figure))
+}
+
+/// A share measured on a corpus changes with the corpus and the code, as a timing does.
+#[test]
+fn comments_hold_no_percentages() {
+    assert!(
+        percentage("/// was 11 % shorter") && percentage("// at 8% of the table") && percentage("//! (35%)")
+    );
+    assert!(
+        percentage("// ~16–20 % of the time.") && percentage("// 12 percent") && percentage("// 3 per cent")
+    );
+    assert!(!percentage("let r = a % 7; // the remainder") && !percentage("// \"12.4%\" from its alert"));
+    assert!(!percentage("/// `%2F` for `/`") && !percentage("// percent-decoded") && !percentage("// 100"));
+    assert!(!percentage("let f = \"50%\"; // a format"));
+    let found = offending_comments(|line, at| percentage(&line[at..]));
+    assert!(found.is_empty(), "percentages belong in benches/README.md:\n{}", found.join("\n"));
+}
+
+/// The widest a line holding a comment may be, in characters: `max_width` of `rustfmt.toml`,
+/// which rustfmt keeps for code but does not wrap comments to.
+fn max_width() -> usize {
+    let config = std::fs::read_to_string(repo("rustfmt.toml")).unwrap();
+    let line = config.lines().find_map(|l| l.strip_prefix("max_width")).expect("rustfmt.toml sets max_width");
+    line.trim_start_matches([' ', '=']).trim().parse().expect("max_width is a number")
+}
+
+/// Whether `line`, holding a comment from byte `at`, is wider than `width` characters. A
+/// comment that is one unbreakable token (a long URL) may be wider, as it cannot wrap.
+fn too_wide_comment(line: &str, at: usize, width: usize) -> bool {
+    let body = line[at..].trim_start_matches(['/', '!']).trim();
+    line.chars().count() > width
+        && (body.contains(char::is_whitespace) || at > line.len() - line.trim_start().len())
+}
+
+/// Code is wrapped by rustfmt at `max_width`; comments are not, so they are held to it here.
+#[test]
+fn comment_lines_fit_the_width() {
+    let width = max_width();
+    assert_eq!(width, 110, "rustfmt.toml's max_width, which these docs call the width");
+    let long = format!("//! {}", "word ".repeat(22));
+    assert!(too_wide_comment(&long, 0, width) && too_wide_comment(&format!("  {long}"), 2, width));
+    let code = format!("{} // a note", "x".repeat(101));
+    assert!(too_wide_comment(&code, 102, width) && !too_wide_comment("/// short", 0, width));
+    assert!(!too_wide_comment(&format!("/// <https://h/{}>", "x".repeat(120)), 0, width));
+    let found = offending_comments(|line, at| too_wide_comment(line, at, width));
+    assert!(found.is_empty(), "comment lines over {width} characters; rewrap:\n{}", found.join("\n"));
+}
+
+/// The folders whose files are code (and scripts, and their data): no issue number there.
+const CODE_FOLDERS: [&str; 8] =
+    ["crates", "src", "tests", "examples", "benches", "bindings", "scripts", "fuzz"];
+
+/// Whether `line` names an issue by its number (`issue #31`, `Issue #16's`, `issues #5`), or
+/// starts with `#31` after a `previous` line that ends in "issue".
+fn issue_number(previous: &str, line: &str) -> bool {
+    let lower = line.to_lowercase();
+    let numbered =
+        |rest: &str| rest.strip_prefix('#').is_some_and(|n| n.starts_with(|c: char| c.is_ascii_digit()));
+    let text = |l: &str| l.trim().trim_start_matches(['/', '!', '#', '*']).trim().to_lowercase();
+    lower.match_indices("issue").any(|(at, _)| numbered(lower[at + 5..].trim_start_matches('s').trim_start()))
+        || (text(previous).ends_with("issue") && numbered(&text(line)))
+}
+
+/// An issue is history: what a line of code does and why is said in the code, not behind a
+/// number only the tracker can resolve.
+#[test]
+fn code_names_no_issue_numbers() {
+    assert!(issue_number("", "/// as before (issue #31).") && issue_number("", "# Issue #16's targets"));
+    assert!(
+        issue_number("//! the cost of a miss (see issue", "//! #31: normalising")
+            && issue_number("", "issues #5")
+    );
+    assert!(!issue_number("", "/// PKCS #8 keys") && !issue_number("", "// openobserve/openobserve#14408"));
+    assert!(!issue_number("", "// a known issue: #[cfg] is required"));
+    let out = std::process::Command::new("git")
+        .args(["ls-files", "-z", "--"])
+        .args(CODE_FOLDERS)
+        .current_dir(repo("."))
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git ls-files: {}", String::from_utf8_lossy(&out.stderr));
+    let names = String::from_utf8(out.stdout).unwrap();
+    let names: Vec<&str> = names
+        .split('\0')
+        .filter(|n| !n.is_empty() && !n.ends_with(".md") && !n.ends_with("tests/tidy.rs"))
+        .filter(|n| !n.split('/').any(|part| matches!(part, "data" | "snapshots")))
+        .collect();
+    assert!(names.contains(&"src/main.rs") && names.contains(&"scripts/test.sh"), "{names:?}");
+    let mut found = Vec::new();
+    for name in names {
+        // Binary files (images, archives) hold no prose.
+        let Ok(text) = std::fs::read_to_string(repo(name)) else { continue };
+        let mut previous = "";
+        for (n, line) in text.lines().enumerate() {
+            if issue_number(previous, line) {
+                found.push(format!("{name}:{}: {}", n + 1, line.trim()));
+            }
+            previous = line;
+        }
+    }
+    assert!(found.is_empty(), "say the reason, not the issue number:\n{}", found.join("\n"));
 }
 
 /// The longest prose line and the widest table cell a Markdown file may have, in characters.
