@@ -131,196 +131,154 @@ fn score_text(v: &serde_json::Value) -> String {
     v.as_number().map(|n| n.to_string()).unwrap_or_else(|| format!("not a number: {v}"))
 }
 
-/// A ref (invocation id, index) with its outcome, `nearest` (score, path, text) and `elsewhere`.
-type Expected =
-    ((i64, u64), &'static str, Option<(&'static str, String, &'static str)>, Option<&'static str>);
+/// Each ref of the near-miss fixture under the default policy: `id/index | outcome | nearest`,
+/// the nearest leaf as `score path "text"` (its text quoted, to keep its spaces) or `-`.
+/// Paths are written with dots (`data.result[0].values[1][1]`), as [`report_path`] reads them.
+const NEAREST: &str = r#"
+2501/0 | text_not_found | 0.941 data.result[0].values[0][1] "connection refused"
+2501/1 | text_not_found | 0.888 data.result[0].values[0][1] "connection refused"
+2501/2 | text_not_found | 0.982 data.result[0].values[1][1] "connection is not available, request timed out after 3000ms"
+2501/3 | text_not_found | 0.916 data.result[0].values[2][1] "支付服务数据库连接池耗尽"
+2501/4 | text_not_found | 0.916 data.result[0].values[3][1] "took 1500 ms"
+2502/0 | text_not_found | 0.977 data.result[1].values[2][1] "upstream payment-gateway timed out, giving up"
+2502/1 | text_not_found | 1.000 data.result[0].values[0][1] "timed out after 300"
+2502/2 | text_not_found | 0.750 data.result[1].values[0][1] "150"
+2503/0 | text_not_found | 0.800 data.result[0].value[1] "0.95"
+2503/1 | text_not_found | 1.000 data.result[1].value[1] "0.99"
+2504/0 | text_not_found | 0.972 alerts[0].annotations.description "availability of payment-svc is 0.95"
+2504/1 | text_not_found | 0.800 alerts[0].annotations.description "0.95"
+2504/2 | verified       | -
+2505/0 | text_not_found | 0.800 data[0].spans[1].logs[0].fields[1].value "eway timed out after 3000ms"
+2505/1 | path_not_found | -
+2505/2 | text_not_found | 0.666 data[0].spans[1].tags[0].value "50"
+2505/3 | verified       | -
+2506/0 | text_not_found | 0.750 items[1].message "restarting failed container"
+2506/1 | text_not_found | 0.880 items[2].message "memory cgroup out of memory: killed process "
+2506/2 | text_not_found | 0.416 items[0].message "stopping container"
+2506/3 | text_not_found | -
+2507/0 | text_not_found | 0.740 content[0].text.items[1].message "pool "payment-db" at"
+2507/1 | text_not_found | 0.925 content[0].text "pool \"payment-db\" exhausted"
+2507/2 | path_not_found | -
+2507/3 | verified       | -
+"#;
 
-/// A ref the fuzzy rung verifies: invocation id, index, score and matched path.
-type Flip = (i64, u64, &'static str, String);
+/// The refs of [`NEAREST`] with an `elsewhere` under the default policy (`id/index | path`);
+/// every other ref has none.
+const ELSEWHERE: &str = "
+2505/0 | data[0].spans[2].logs[0].fields[1].value
+2505/1 | data[0].spans[2].logs[0].fields[1].value
+2506/2 | items[1].message
+2507/0 | content[0].text.items[2].message
+2507/1 | content[0].text.items[2].message
+2507/2 | content[0].text.items[2].message
+";
+
+/// The refs the fuzzy rung verifies at each `--min-score`, in report order:
+/// `threshold | id/index | score | matched path` (the *first* selected leaf reaching the
+/// threshold, not the best: 2502/0). A threshold without a row verifies none.
+const FUZZY: &str = "
+0.800 | 2501/0 | 0.941 | data.result[0].values[0][1]
+0.800 | 2501/1 | 0.888 | data.result[0].values[0][1]
+0.800 | 2501/2 | 0.982 | data.result[0].values[1][1]
+0.800 | 2501/3 | 0.916 | data.result[0].values[2][1]
+0.800 | 2501/4 | 0.916 | data.result[0].values[3][1]
+0.800 | 2502/0 | 0.818 | data.result[0].values[0][1]
+0.800 | 2503/0 | 0.800 | data.result[0].value[1]
+0.800 | 2505/0 | 0.800 | data[0].spans[1].logs[0].fields[1].value
+0.800 | 2506/1 | 0.880 | items[2].message
+0.800 | 2507/1 | 0.925 | content[0].text
+0.900 | 2501/0 | 0.941 | data.result[0].values[0][1]
+0.900 | 2501/2 | 0.982 | data.result[0].values[1][1]
+0.900 | 2501/3 | 0.916 | data.result[0].values[2][1]
+0.900 | 2501/4 | 0.916 | data.result[0].values[3][1]
+0.900 | 2502/0 | 0.931 | data.result[0].values[1][1]
+0.900 | 2507/1 | 0.925 | content[0].text
+0.950 | 2501/2 | 0.982 | data.result[0].values[1][1]
+0.950 | 2502/0 | 0.977 | data.result[1].values[2][1]
+";
+
+/// The verdict of each invocation, by policy: the default, then `--match fuzzy` at each
+/// `--min-score`. 2501 is all light edits, so it is supported from 0.800; nothing else ever
+/// is (each holds a ref that only a split number, an invention or a wrong path gives).
+const STATUSES: &str = "
+policy  | 2501      | 2502   | 2503   | 2504   | 2505   | 2506   | 2507
+default | not       | not    | not    | partly | partly | not    | partly
+0.800   | supported | partly | partly | partly | partly | partly | partly
+0.900   | partly    | partly | not    | partly | partly | not    | partly
+0.950   | partly    | partly | not    | partly | partly | not    | partly
+1.000   | not       | not    | not    | partly | partly | not    | partly
+";
+
+/// The rows of a table: each non-empty line's cells, split at ` | ` and trimmed.
+fn rows(table: &str) -> Vec<Vec<&str>> {
+    table.lines().filter(|l| !l.trim().is_empty()).map(|l| l.split(" | ").map(str::trim).collect()).collect()
+}
+
+/// A ref's `id/index` as the key [`near_miss_refs`] gives it.
+fn ref_key(cell: &str) -> (i64, u64) {
+    let (id, index) = cell.split_once('/').expect("id/index");
+    (id.parse().unwrap(), index.parse().unwrap())
+}
+
+/// The normalized path the report writes for a dotted one: `data.result[0].value[1]` is
+/// `$['data']['result'][0]['value'][1]`.
+fn report_path(dotted: &str) -> String {
+    let mut path = String::from("$");
+    for segment in dotted.split('.') {
+        let (name, indexes) = segment.split_at(segment.find('[').unwrap_or(segment.len()));
+        path.push_str(&format!("['{name}']{indexes}"));
+    }
+    path
+}
 
 /// Scores computed by hand in fixtures/README.md (`25_near_misses.json`: m, d and the
-/// substring of each): `nearest` under the default policy, which refs the fuzzy rung verifies
-/// at each threshold (with their score and the leaf: the *first* selected leaf reaching the
-/// threshold, not the best), and the invocation verdicts that follow.
+/// substring of each), held in the tables above: `nearest` and `elsewhere` under the default
+/// policy, which refs the fuzzy rung verifies at each threshold, and the invocation verdicts
+/// that follow. Under the fuzzy rung every other ref reads as under the default policy.
 #[test]
 fn near_miss_flips_by_threshold() {
-    let lines = |s: usize, v: usize| format!("$['data']['result'][{s}]['values'][{v}][1]");
-    let hikari = "$['data'][0]['spans'][2]['logs'][0]['fields'][1]['value']";
-    let items2 = "$['content'][0]['text']['items'][2]['message']";
-
-    // Default policy: (id, index) -> (outcome, nearest score / path / text, elsewhere).
-    let nearest: Vec<Expected> = vec![
-        ((2501, 0), "text_not_found", Some(("0.941", lines(0, 0), "connection refused")), None),
-        ((2501, 1), "text_not_found", Some(("0.888", lines(0, 0), "connection refused")), None),
-        (
-            (2501, 2),
-            "text_not_found",
-            Some(("0.982", lines(0, 1), "connection is not available, request timed out after 3000ms")),
-            None,
-        ),
-        ((2501, 3), "text_not_found", Some(("0.916", lines(0, 2), "支付服务数据库连接池耗尽")), None),
-        ((2501, 4), "text_not_found", Some(("0.916", lines(0, 3), "took 1500 ms")), None),
-        (
-            (2502, 0),
-            "text_not_found",
-            Some(("0.977", lines(1, 2), "upstream payment-gateway timed out, giving up")),
-            None,
-        ),
-        ((2502, 1), "text_not_found", Some(("1.000", lines(0, 0), "timed out after 300")), None),
-        ((2502, 2), "text_not_found", Some(("0.750", lines(1, 0), "150")), None),
-        (
-            (2503, 0),
-            "text_not_found",
-            Some(("0.800", "$['data']['result'][0]['value'][1]".into(), "0.95")),
-            None,
-        ),
-        (
-            (2503, 1),
-            "text_not_found",
-            Some(("1.000", "$['data']['result'][1]['value'][1]".into(), "0.99")),
-            None,
-        ),
-        (
-            (2504, 0),
-            "text_not_found",
-            Some((
-                "0.972",
-                "$['alerts'][0]['annotations']['description']".into(),
-                "availability of payment-svc is 0.95",
-            )),
-            None,
-        ),
-        (
-            (2504, 1),
-            "text_not_found",
-            Some(("0.800", "$['alerts'][0]['annotations']['description']".into(), "0.95")),
-            None,
-        ),
-        ((2504, 2), "verified", None, None),
-        (
-            (2505, 0),
-            "text_not_found",
-            Some((
-                "0.800",
-                "$['data'][0]['spans'][1]['logs'][0]['fields'][1]['value']".into(),
-                "eway timed out after 3000ms",
-            )),
-            Some(hikari),
-        ),
-        ((2505, 1), "path_not_found", None, Some(hikari)),
-        (
-            (2505, 2),
-            "text_not_found",
-            Some(("0.666", "$['data'][0]['spans'][1]['tags'][0]['value']".into(), "50")),
-            None,
-        ),
-        ((2505, 3), "verified", None, None),
-        (
-            (2506, 0),
-            "text_not_found",
-            Some(("0.750", "$['items'][1]['message']".into(), "restarting failed container")),
-            None,
-        ),
-        (
-            (2506, 1),
-            "text_not_found",
-            Some((
-                "0.880",
-                "$['items'][2]['message']".into(),
-                "memory cgroup out of memory: killed process ",
-            )),
-            None,
-        ),
-        (
-            (2506, 2),
-            "text_not_found",
-            Some(("0.416", "$['items'][0]['message']".into(), "stopping container")),
-            Some("$['items'][1]['message']"),
-        ),
-        ((2506, 3), "text_not_found", None, None),
-        (
-            (2507, 0),
-            "text_not_found",
-            Some((
-                "0.740",
-                "$['content'][0]['text']['items'][1]['message']".into(),
-                "pool \"payment-db\" at",
-            )),
-            Some(items2),
-        ),
-        (
-            (2507, 1),
-            "text_not_found",
-            Some(("0.925", "$['content'][0]['text']".into(), r#"pool \"payment-db\" exhausted"#)),
-            Some(items2),
-        ),
-        ((2507, 2), "path_not_found", None, Some(items2)),
-        ((2507, 3), "verified", None, None),
-    ];
     let default = near_miss_refs(&[]);
+    let nearest = rows(NEAREST);
     let keys: Vec<_> = default.iter().map(|(k, _)| *k).collect();
-    assert_eq!(keys, nearest.iter().map(|(k, ..)| *k).collect::<Vec<_>>(), "every ref, in order");
-    for ((key, r), (_, outcome, near, elsewhere)) in default.iter().zip(&nearest) {
-        assert_eq!(r["outcome"], *outcome, "{key:?}");
-        match near {
-            Some((score, path, text)) => {
-                assert_eq!(score_text(&r["nearest"]["score"]), *score, "{key:?} nearest score");
-                assert_eq!(r["nearest"]["path"], path.as_str(), "{key:?} nearest path");
-                assert_eq!(r["nearest"]["text"], *text, "{key:?} nearest text");
+    assert_eq!(keys, nearest.iter().map(|row| ref_key(row[0])).collect::<Vec<_>>(), "every ref, in order");
+    let elsewhere: Vec<((i64, u64), String)> =
+        rows(ELSEWHERE).iter().map(|row| (ref_key(row[0]), report_path(row[1]))).collect();
+    for ((key, r), row) in default.iter().zip(&nearest) {
+        assert_eq!(r["outcome"], row[1], "{key:?}");
+        match row[2].split_once(' ') {
+            Some((score, rest)) => {
+                let (path, text) = rest.split_once(' ').expect("score path \"text\"");
+                let text = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')).expect("a quoted text");
+                assert_eq!(score_text(&r["nearest"]["score"]), score, "{key:?} nearest score");
+                assert_eq!(r["nearest"]["path"], report_path(path), "{key:?} nearest path");
+                assert_eq!(r["nearest"]["text"], text, "{key:?} nearest text");
             }
-            None => assert!(r.get("nearest").is_none(), "{key:?} has no nearest: {r}"),
+            None => assert!(row[2] == "-" && r.get("nearest").is_none(), "{key:?} has no nearest: {r}"),
         }
-        match elsewhere {
-            Some(path) => assert_eq!(r["elsewhere"], *path, "{key:?} elsewhere"),
+        match elsewhere.iter().find(|(k, _)| k == key) {
+            Some((_, path)) => assert_eq!(r["elsewhere"], path.as_str(), "{key:?} elsewhere"),
             None => assert!(r.get("elsewhere").is_none(), "{key:?} has no elsewhere: {r}"),
         }
     }
+    assert!(elsewhere.iter().all(|(k, _)| keys.contains(k)), "ELSEWHERE names refs of the fixture");
 
-    // The fuzzy rung: the refs it verifies at each threshold, (id, index, score, matched_path).
-    let spans1 = "$['data'][0]['spans'][1]['logs'][0]['fields'][1]['value']".to_string();
-    let flips: [(&str, Vec<Flip>); 4] = [
-        (
-            "0.800",
-            vec![
-                (2501, 0, "0.941", lines(0, 0)),
-                (2501, 1, "0.888", lines(0, 0)),
-                (2501, 2, "0.982", lines(0, 1)),
-                (2501, 3, "0.916", lines(0, 2)),
-                (2501, 4, "0.916", lines(0, 3)),
-                (2502, 0, "0.818", lines(0, 0)),
-                (2503, 0, "0.800", "$['data']['result'][0]['value'][1]".into()),
-                (2505, 0, "0.800", spans1.clone()),
-                (2506, 1, "0.880", "$['items'][2]['message']".into()),
-                (2507, 1, "0.925", "$['content'][0]['text']".into()),
-            ],
-        ),
-        (
-            "0.900",
-            vec![
-                (2501, 0, "0.941", lines(0, 0)),
-                (2501, 2, "0.982", lines(0, 1)),
-                (2501, 3, "0.916", lines(0, 2)),
-                (2501, 4, "0.916", lines(0, 3)),
-                (2502, 0, "0.931", lines(0, 1)),
-                (2507, 1, "0.925", "$['content'][0]['text']".into()),
-            ],
-        ),
-        ("0.950", vec![(2501, 2, "0.982", lines(0, 1)), (2502, 0, "0.977", lines(1, 2))]),
-        ("1.000", vec![]),
-    ];
-    for (min_score, expected) in &flips {
+    let fuzzy_rows = rows(FUZZY);
+    assert!(fuzzy_rows.iter().all(|row| NEAR_MISS_THRESHOLDS.contains(&row[0])), "{FUZZY}");
+    for min_score in NEAR_MISS_THRESHOLDS {
         let refs = near_miss_refs(&["--match", "fuzzy", "--min-score", min_score]);
-        let fuzzy: Vec<(i64, u64, String, String)> = refs
+        let fuzzy: Vec<((i64, u64), String, String)> = refs
             .iter()
             .filter(|(_, r)| r["match"] == "fuzzy")
-            .map(|((id, index), r)| {
-                assert_eq!(r["outcome"], "verified", "{id}/{index}");
-                let path = r["matched_path"].as_str().unwrap().to_string();
-                (*id, *index, score_text(&r["score"]), path)
+            .map(|(key, r)| {
+                assert_eq!(r["outcome"], "verified", "{key:?}");
+                (*key, score_text(&r["score"]), r["matched_path"].as_str().unwrap().to_string())
             })
             .collect();
-        let expected: Vec<(i64, u64, String, String)> =
-            expected.iter().map(|(id, i, s, p)| (*id, *i, s.to_string(), p.clone())).collect();
+        let expected: Vec<((i64, u64), String, String)> = fuzzy_rows
+            .iter()
+            .filter(|row| row[0] == min_score)
+            .map(|row| (ref_key(row[1]), row[2].to_string(), report_path(row[3])))
+            .collect();
         assert_eq!(fuzzy, expected, "fuzzy rung at --min-score {min_score}");
         // Everything else reads as under the default policy: `nearest` and `elsewhere` do
         // not depend on the threshold, and no other rung is affected.
@@ -333,27 +291,29 @@ fn near_miss_flips_by_threshold() {
         }
     }
 
-    // The verdicts: 2501 is all light edits, so it is supported from 0.800; nothing else
-    // ever is (each holds a ref that only a split number, an invention or a wrong path gives).
-    let partly = "unsupported/partially_verified";
-    let not = "unsupported/not_verified";
-    let default_statuses = [not, not, not, partly, partly, not, partly];
-    let by_threshold = [
-        ("0.800", ["supported/verified", partly, partly, partly, partly, partly, partly]),
-        ("0.900", [partly, partly, not, partly, partly, not, partly]),
-        ("0.950", [partly, partly, not, partly, partly, not, partly]),
-        ("1.000", default_statuses),
-    ];
-    let ids = [2501, 2502, 2503, 2504, 2505, 2506, 2507];
-    let with =
-        |statuses: [&str; 7]| ids.iter().zip(statuses).map(|(i, s)| (*i, s.to_string())).collect::<Vec<_>>();
-    assert_eq!(near_miss_statuses(&[]), with(default_statuses), "default policy");
-    for (min_score, statuses) in by_threshold {
-        assert_eq!(
-            near_miss_statuses(&["--match", "fuzzy", "--min-score", min_score]),
-            with(statuses),
-            "--min-score {min_score}"
-        );
+    let statuses = rows(STATUSES);
+    let ids: Vec<i64> = statuses[0][1..].iter().map(|id| id.parse().unwrap()).collect();
+    let policies: Vec<&str> = statuses[1..].iter().map(|row| row[0]).collect();
+    assert_eq!(policies, [&["default"][..], &NEAR_MISS_THRESHOLDS].concat(), "a row per policy");
+    for row in &statuses[1..] {
+        let args: &[&str] = match row[0] {
+            "default" => &[],
+            min_score => &["--match", "fuzzy", "--min-score", min_score],
+        };
+        let expected: Vec<(i64, String)> = ids
+            .iter()
+            .zip(&row[1..])
+            .map(|(id, status)| {
+                let status = match *status {
+                    "supported" => "supported/verified",
+                    "partly" => "unsupported/partially_verified",
+                    "not" => "unsupported/not_verified",
+                    other => panic!("not a status of the table: {other}"),
+                };
+                (*id, status.to_string())
+            })
+            .collect();
+        assert_eq!(near_miss_statuses(args), expected, "{}", row[0]);
     }
     // The default threshold is 0.900.
     assert_eq!(
