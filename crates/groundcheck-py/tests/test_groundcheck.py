@@ -733,7 +733,15 @@ def python(*args: str, cwd: Path = PACKAGE) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_stubs_match_the_module() -> None:
-    done = python("-m", "mypy.stubtest", "groundcheck", "--allowlist", "tests/stubtest-allowlist.txt")
+    done = python(
+        "-m",
+        "mypy.stubtest",
+        "groundcheck",
+        "--allowlist",
+        "tests/stubtest-allowlist.txt",
+        "--mypy-config-file",
+        "pyproject.toml",
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 
