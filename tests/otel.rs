@@ -20,7 +20,7 @@ use groundcheck_otel::{MAX_LINE_BYTES, MAX_RECORDS};
 use prost::Message;
 use serde_json::Value;
 
-use crate::harness::{repo, run, run_with, temp_dir, Outcome};
+use crate::harness::{repo, run, run_with, temp_dir, write, Outcome};
 
 /// Decodes one OTLP JSON line with the official types. serde_json_lenient, not serde_json:
 /// the workspace builds serde_json with `arbitrary_precision`, which hands every number to
@@ -470,4 +470,85 @@ fn a_dead_slow_or_refusing_receiver_changes_nothing_but_one_warning() {
         );
         assert!(!out.stderr.contains("hunter2"), "{name}: {}", out.stderr);
     }
+}
+
+/// A failed ref reads the same in the `human` table and in the OpenTelemetry explanation: every
+/// column of every line the table writes under a ref (its layout splits them by two spaces)
+/// is, word for word, in the explanation of that ref's invocation — near misses, the text
+/// elsewhere, nothing close (after a path and after a text not found), a refused path, a
+/// limit with its flag, and what the preview of a row without raw output holds.
+#[test]
+fn the_human_table_and_the_explanation_say_a_failed_ref_in_the_same_words() {
+    let dir = temp_dir();
+    let bundle = serde_json::json!({"invocations": [
+        {"id": 1, "tool_name": "query_logs",
+         "raw_output": {"logs": ["dial tcp: connection refused", "pool exhausted after 30s"]},
+         "retrieval_details": {"evidence_refs": [
+            {"raw_path": "$.logs[0]", "text": "connection refused by the peer"},
+            {"raw_path": "$.logs[0]", "text": "conection refused"},
+            {"raw_path": "$.logs[0]", "text": "pool exhausted"},
+            {"raw_path": "$.nowhere", "text": "disk full on node-7"},
+            {"raw_path": "$.logs[1]", "text": "zzzzqqqq"}]}},
+        {"id": 2, "tool_name": "query_metrics", "output_preview": "p99 latency 950ms",
+         "retrieval_details": {"evidence_refs": [
+            {"raw_path": "$.p99", "text": "950ms"},
+            {"raw_path": "$.p50", "text": "20ms"}]}},
+        {"id": 3, "tool_name": "query_traces", "raw_output": {"a": "p99 9500ms"},
+         "retrieval_details": {"evidence_refs": [
+            {"raw_path": "$[", "text": "refused"},
+            {"raw_path": "$.a", "text": "p99 950"}]}}]});
+    let file = write(dir.path(), "bundle.json", bundle.to_string());
+    let otel = dir.path().join("otel.jsonl");
+    let args = ["verify", "--max-text-chars", "20", "--otel", otel.to_str().unwrap(), file.to_str().unwrap()];
+    let human = run(args);
+    assert_eq!(human.code, 0, "{}", human.stderr);
+    let mut explanations = BTreeMap::new();
+    for data in decode_file(&otel) {
+        for record in records(&data) {
+            let a = attributes(record);
+            let Some(Any::IntValue(id)) = a.get("groundcheck.invocation.id") else { panic!("no id: {a:?}") };
+            explanations.insert(*id, string(a.get("gen_ai.evaluation.explanation")).expect("an explanation"));
+        }
+    }
+    // `  1  query_logs  …` starts an invocation; `      ref 2  path_not_found  …` a ref of it;
+    // deeper lines are what the table says about that ref.
+    let (mut id, mut said) = (0, 0);
+    for line in human.stdout.lines() {
+        let columns: Vec<&str> = line.trim().split("  ").filter(|c| !c.is_empty()).collect();
+        if let Some(first) = line.strip_prefix("  ").and_then(|l| l.split_whitespace().next()) {
+            if let Ok(n) = first.parse::<i64>() {
+                id = n;
+                continue;
+            }
+        }
+        let Some(explanation) = explanations.get(&id) else { continue };
+        if let Some(index) = line.trim().strip_prefix("ref ").and_then(|l| l.split_whitespace().next()) {
+            // `raw_output_unavailable (found in the preview)`: the outcome with what the preview holds.
+            let outcome = columns[1].split(" (").next().unwrap();
+            assert!(explanation.contains(&format!("ref {index} {outcome}: ")), "{line}\n{explanation}");
+            if let Some(hint) = columns[1].strip_prefix(outcome) {
+                assert!(explanation.contains(hint), "{line}\n{explanation}");
+            }
+        } else if line.starts_with("             ") {
+            for column in &columns {
+                assert!(explanation.contains(column), "{column:?} of {line:?} is not in\n{explanation}");
+                said += 1;
+            }
+        }
+    }
+    let kinds = [
+        "nearest 0.941",
+        "found elsewhere",
+        "nowhere in the output",
+        "nothing under the path",
+        "--max-text-chars 20",
+        "invalid path at",
+        "(all of it is there",
+        "(found in the preview)",
+        "(not in the preview either)",
+    ];
+    for words in kinds {
+        assert!(human.stdout.contains(words), "the bundle shows {words:?}:\n{}", human.stdout);
+    }
+    assert!(said >= 14, "{}", human.stdout);
 }

@@ -8,7 +8,7 @@ use crate::reverify::{self, Format, Request};
 
 /// Runs `reverify` with the arguments clap parsed.
 pub async fn reverify(args: ReverifyArgs, out: &mut Output) -> Result<u8, Failure> {
-    let otel = Sink::open(&args.otel, args.policy.policy().key())?;
+    let otel = Sink::open(&args.otel, args.policy.policy())?;
     let request = Request {
         url: &args.database.database,
         policy: args.policy.policy(),

@@ -14,7 +14,7 @@ mod file;
 mod push;
 mod time;
 
-use groundcheck_core::RunReport;
+use groundcheck_core::{Limits, Policy, RunReport};
 use groundcheck_otel::proto::tonic::logs::v1::LogsData;
 use groundcheck_otel::{evaluation_record, json_line, Batcher, Context, Origin, RunIds};
 
@@ -33,6 +33,7 @@ const SERVICE_NAME: &str = "groundcheck";
 pub struct Sink {
     batcher: Batcher,
     policy: String,
+    limits: Limits,
     clock: Clock,
     lines: Option<Lines>,
     pusher: Option<Pusher>,
@@ -42,9 +43,9 @@ pub struct Sink {
 
 impl Sink {
     /// The sink the flags and the `OTEL_*` variables ask for, if any; `policy` is the
-    /// policy key the verdicts are decided under. Bad flags and variables fail before
-    /// anything is verified.
-    pub fn open(args: &OtelArgs, policy: String) -> Result<Option<Sink>, Failure> {
+    /// policy the verdicts are decided under (its key, and the limits an explanation
+    /// names). Bad flags and variables fail before anything is verified.
+    pub fn open(args: &OtelArgs, policy: Policy) -> Result<Option<Sink>, Failure> {
         let endpoint = args.otlp_endpoint.as_deref();
         let settings = Settings::read(endpoint, &args.otlp_headers, args.otel.is_some(), &process_env)?;
         if args.otel.is_none() && settings.push.is_none() && settings.note.is_none() {
@@ -55,7 +56,8 @@ impl Sink {
         let origin = Origin { service_name: SERVICE_NAME, version: env!("CARGO_PKG_VERSION") };
         Ok(Some(Sink {
             batcher: Batcher::with_resource(origin, &settings.resource),
-            policy,
+            policy: policy.key(),
+            limits: policy.limits(),
             clock,
             lines,
             pusher: settings.push.map(Pusher::start),
@@ -74,7 +76,8 @@ impl Sink {
         if self.lines.is_none() && self.pusher.is_none() {
             return; // OTEL_SDK_DISABLED: nothing to make records for
         }
-        let context = Context { time_unix_nano: self.clock.now(), policy: &self.policy };
+        let context =
+            Context { time_unix_nano: self.clock.now(), policy: &self.policy, limits: &self.limits };
         for run in runs {
             let ids = RunIds { run_id: run.run_id.as_deref(), session_id: run.session_id.as_deref() };
             for verdict in &run.invocations {

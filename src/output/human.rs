@@ -4,11 +4,12 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
+use groundcheck_core::explain::{self, Finding};
 use groundcheck_core::{
-    Limits, Nearest, RefOutcome, RefReport, Report, RunReport, Rung, Score, Status, Summary, Verdict, Warning,
+    Limits, Nearest, RefOutcome, RefReport, Report, RunReport, Rung, Status, Summary, Verdict, Warning,
 };
 
-use super::explain;
+use super::lookup::lookup;
 use crate::visible::visible;
 use groundcheck_files::{row_key, Lookups};
 
@@ -89,7 +90,7 @@ fn write_run(
         let tried = lookups.tried(&key).map(PathBuf::as_path);
         for w in &verdict.warnings {
             let mut line = format!("warning {}", warning(*w));
-            if let Some(lookup) = explain::lookup(*w, tried) {
+            if let Some(lookup) = lookup(*w, tried) {
                 line = format!("{line}: {}", visible(&lookup, false));
             }
             writeln!(out, "{UNDER_ROW}{}", paint.warn(&line))?;
@@ -153,14 +154,12 @@ fn shown(r: &RefReport) -> bool {
 
 /// `ref 1  text_not_found  "0.950"  $.data.result[0].value[1]`: the quote (cut to
 /// [`TEXT_WIDTH`]), then the path exactly as given, last on the line so that it can be
-/// copied whole; under it, what the failure looks like (see [`diagnosis`]) and why the path
-/// is not a path, when it is not.
+/// copied whole; under it, what was found about it ([`finding_line`]).
 fn write_ref(r: &RefReport, paint: Paint, limits: &Limits, out: &mut dyn Write) -> io::Result<()> {
     let text = r.text.as_deref().map_or("(no text)".to_string(), |t| quoted(t, paint));
     let path = r.raw_path.as_deref().map_or("(no raw_path)".to_string(), |p| visible(p, paint.on));
     let hint = match (r.in_preview, r.score) {
-        (Some(true), _) => " (found in the preview)".to_string(),
-        (Some(false), _) => " (not in the preview either)".to_string(),
+        (Some(in_preview), _) => format!(" ({})", explain::preview(in_preview)),
         (None, Some(score)) => format!(" (fuzzy, score {score})"),
         (None, None) => String::new(),
     };
@@ -168,59 +167,41 @@ fn write_ref(r: &RefReport, paint: Paint, limits: &Limits, out: &mut dyn Write) 
     writeln!(out, "{UNDER_ROW}{head}{}{hint}  {text}  {path}", r.outcome.as_str())?;
     // Aligned under the outcome, as `resolve`'s message is.
     let under = format!("{UNDER_ROW}{}", " ".repeat(head.chars().count()));
-    for line in diagnosis(r, paint) {
+    for line in explain::findings(r).iter().filter_map(|f| finding_line(f, paint, limits)) {
         writeln!(out, "{under}{line}")?;
-    }
-    match (path_problem(r), r.limit, &r.malformed) {
-        (Some(problem), _, _) => writeln!(out, "{under}{problem}")?,
-        (None, Some(limit), _) => writeln!(out, "{under}{}", explain::limit(limit, limits))?,
-        (None, None, Some(why)) => writeln!(out, "{under}{}", visible(why, paint.on))?,
-        (None, None, None) => {}
     }
     Ok(())
 }
 
-/// For a ref whose text or path was not found, the lines that tell a mis-pointed ref (the
-/// text is elsewhere in the output), a misquote (a near miss with a high score) and an
-/// invention (neither) apart; the first line is the one that decides which. Paths come last
-/// on their line, so they can be copied whole.
-fn diagnosis(r: &RefReport, paint: Paint) -> Vec<String> {
-    if !matches!(r.outcome, RefOutcome::TextNotFound | RefOutcome::PathNotFound) {
-        return Vec::new();
-    }
-    let mut lines = Vec::new();
-    if let Some(elsewhere) = &r.elsewhere {
-        lines.push(format!("found elsewhere  {}", visible(elsewhere, paint.on)));
-    }
-    if let Some(nearest) = &r.nearest {
-        lines.push(nearest_line(nearest, paint));
-        if nearest.score == Score::ONE {
-            // Every character is there: only the digit rule or the policy kept it out.
-            lines.push(format!("({})", explain::ALL_THERE));
-        }
-    }
-    if lines.is_empty() {
-        lines.push(explain::nothing_close(r.outcome).to_string());
-    }
-    lines
+/// One finding about a failed ref, in the core's words laid out as the table does: for a
+/// text or path not found, the lines that tell a mis-pointed ref (`found elsewhere  PATH`),
+/// a misquote (a near miss with a high score) and an invention (neither) apart, the first
+/// deciding which; then why a path was refused, the limit hit, or why a ref is malformed.
+/// Paths come last on their line, so they can be copied whole. `None` for what the ref's
+/// own line already says (whether the preview holds the text).
+fn finding_line(finding: &Finding<'_>, paint: Paint, limits: &Limits) -> Option<String> {
+    Some(match *finding {
+        Finding::Elsewhere(at) => format!("{}  {}", explain::ELSEWHERE, visible(at, paint.on)),
+        Finding::Nearest(nearest) => nearest_line(nearest, paint),
+        // Every character is there: only the digit rule or the policy kept it out.
+        Finding::AllThere => format!("({})", explain::ALL_THERE),
+        Finding::NoRawOutput(_) => return None,
+        Finding::PathError(error) => error.to_string(),
+        Finding::Malformed(why) => visible(why, paint.on),
+        words => words.words(limits)?.into_owned(),
+    })
 }
 
 /// `nearest 0.944  "connection refused by pee"  $['logs'][0]['message']`: the score, the
 /// closest text (normalised, as it was compared) and the leaf it is in.
 fn nearest_line(nearest: &Nearest, paint: Paint) -> String {
     let path = visible(&nearest.path, paint.on);
-    format!("nearest {}  {}  {path}", nearest.score, quoted(&nearest.text, paint))
+    format!("{} {}  {}  {path}", explain::NEAREST, nearest.score, quoted(&nearest.text, paint))
 }
 
 /// A text between double quotes, cut to [`TEXT_WIDTH`], hidden characters made visible.
 fn quoted(text: &str, paint: Paint) -> String {
     format!("\"{}\"", visible(&clip(text), paint.on))
-}
-
-/// Why a ref's path was refused, as `groundcheck resolve` says it, with the character
-/// counted in the path as given: the error verification put on the ref.
-pub(super) fn path_problem(r: &RefReport) -> Option<String> {
-    r.path_error.as_ref().map(ToString::to_string)
 }
 
 /// A warning's name and what it means.

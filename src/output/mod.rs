@@ -1,9 +1,9 @@
 //! Writing reports: `json` (the `groundcheck.report/v1` object), `jsonl` (one invocation a
 //! line), the `human` table and the `html` evidence page.
 
-mod explain;
 mod html;
 mod human;
+mod lookup;
 
 use std::io::{self, IsTerminal, Write};
 
@@ -103,7 +103,7 @@ fn write_format(
             }
             Ok(())
         }
-        Format::Human => human::write(report, color, made.files, made.lookups, &made.policy.limits, out),
+        Format::Human => human::write(report, color, made.files, made.lookups, &made.policy.limits(), out),
         Format::Html => {
             html::write(report, made.runs, made.policy, made.lookups, out);
             Ok(())

@@ -55,7 +55,9 @@
 //! - **Paths**: [`resolve`] shows what a path selects ([`ResolvedNode`]) in a document, and
 //!   [`resolve_text`] in a text, read as YAML or JSON Lines when it is not JSON.
 //! - **Errors**: one [`Error`], with its [`ErrorKind`] and [`Position`].
-//! - **For people**: [`view`] lays a document out one value a line, as the HTML page shows it.
+//! - **For people**: [`view`] lays a document out one value a line, as the HTML page shows it;
+//!   [`explain`] puts a verdict in words (its reason, warnings, limits and what was found
+//!   about each failed ref), the same words in every format that shows one.
 //!
 //! # Panics
 //!
@@ -100,6 +102,7 @@ mod distance;
 mod document;
 mod elsewhere;
 mod error;
+pub mod explain;
 mod invocation;
 mod iregexp;
 mod json;

@@ -6,15 +6,15 @@
 //! ([`evaluation_record`]) with `gen_ai.evaluation.name` = [`EVALUATION_NAME`], the status as
 //! `gen_ai.evaluation.score.label`, the share of real refs verified as
 //! `gen_ai.evaluation.score.value` ([`RefCounts::share`]), the reason and the failed refs as
-//! `gen_ai.evaluation.explanation` ([`explain`]), and groundcheck's own attributes. A
-//! [`Batcher`] groups records into bounded `LogsData` messages; [`json_line`] and
-//! [`export_request`] encode them. The types are the official ones of the
-//! `opentelemetry-proto` crate, re-exported as [`proto`].
+//! `gen_ai.evaluation.explanation` (the core's `explain::verdict`, the words the `human` table
+//! and the HTML page use), and groundcheck's own attributes. A [`Batcher`] groups records
+//! into bounded `LogsData` messages; [`json_line`] and [`export_request`] encode them. The
+//! types are the official ones of the `opentelemetry-proto` crate, re-exported as [`proto`].
 //!
 //! The crate is pure: no I/O, no clock (the caller gives the time in [`Context`]).
 //!
 //! ```
-//! use groundcheck_core::{Invocation, Json, Policy, RawOutput, Verifier};
+//! use groundcheck_core::{Invocation, Json, Limits, Policy, RawOutput, Verifier};
 //! use groundcheck_otel::{evaluation_record, json_line, Batcher, Context, Origin, RunIds};
 //!
 //! let invocation = Invocation {
@@ -27,7 +27,12 @@
 //!     ..Invocation::default()
 //! };
 //! let verdict = Verifier::new(Policy::default()).verify(&invocation);
-//! let context = Context { time_unix_nano: 1_700_000_000_000_000_000, policy: "require=all;match=elided" };
+//! let limits = Limits::default();
+//! let context = Context {
+//!     time_unix_nano: 1_700_000_000_000_000_000,
+//!     policy: "require=all;match=elided",
+//!     limits: &limits,
+//! };
 //! let record = evaluation_record(&verdict, RunIds::default(), context);
 //! assert_eq!(record.event_name, "gen_ai.evaluation.result");
 //!

@@ -2,11 +2,10 @@
 //! the GenAI evaluation attributes, plus groundcheck's own under `groundcheck.*`. The table
 //! of attributes, their sources and why each name was chosen is docs/opentelemetry.md.
 
-use groundcheck_core::{Reason, Status, Verdict};
+use groundcheck_core::{explain, Limits, Reason, Status, Verdict};
 use opentelemetry_proto::tonic::logs::v1::{LogRecord, SeverityNumber};
 
 use crate::attribute::{bool, double, int, string};
-use crate::explanation::explain;
 use crate::score::RefCounts;
 
 /// The event name of the OpenTelemetry GenAI semantic conventions for an evaluation result.
@@ -24,6 +23,9 @@ pub struct Context<'a> {
     pub time_unix_nano: u64,
     /// The policy key the verdict was decided under, e.g. `require=all;match=elided`.
     pub policy: &'a str,
+    /// The limits the verdict was decided under, which the explanation of a `limit_exceeded`
+    /// ref names (`--max-nodes 10000`); they are not part of the policy key.
+    pub limits: &'a Limits,
 }
 
 /// The run a verdict belongs to, as the report names it.
@@ -45,7 +47,7 @@ pub fn evaluation_record(verdict: &Verdict, run: RunIds<'_>, context: Context<'_
     if let Some(share) = counts.share() {
         attributes.push(double("gen_ai.evaluation.score.value", share));
     }
-    attributes.push(string("gen_ai.evaluation.explanation", &explain(verdict)));
+    attributes.push(string("gen_ai.evaluation.explanation", &explain::verdict(verdict, context.limits)));
     if verdict.reason == Reason::MalformedDetails {
         // The one verdict reached without evaluating anything: the claim could not be read.
         attributes.push(string("error.type", Reason::MalformedDetails.as_str()));

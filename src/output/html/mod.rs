@@ -24,16 +24,16 @@ use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
 use groundcheck_core::{
+    explain::{self, Finding},
     view::{expanded_document, pretty, raw_document, structured_document, Pretty},
-    Invocation, Limits, Policy, RefOutcome, RefReport, Report, Run, RunReport, Rung, Score, Source, Status,
-    Verdict,
+    Invocation, Limits, Policy, RefOutcome, RefReport, Report, Run, RunReport, Rung, Source, Status, Verdict,
 };
 use sha2::{Digest, Sha256};
 
 use self::escape::text;
 use self::mark::{Kind, Mark};
-use super::explain;
-use super::human::{path_problem, total};
+use super::human::total;
+use super::lookup::lookup;
 use groundcheck_files::{row_key, Lookups};
 
 const STYLE: &str = include_str!("page.css");
@@ -270,7 +270,7 @@ fn write_invocation(
     }
     for w in &v.warnings {
         let _ = write!(page, "<dt>warning</dt><dd><code>{}</code>: {}", w.as_str(), explain::warning(*w));
-        if let Some(lookup) = explain::lookup(*w, tried) {
+        if let Some(lookup) = lookup(*w, tried) {
             let _ = write!(page, ": {}", text(&lookup));
         }
         page.push_str("</dd>");
@@ -329,13 +329,13 @@ fn write_invocation(
 
     page.push_str("<ol class=\"refs\">\n");
     for r in &v.refs {
-        write_ref(page, &data_ref(r), r, &views, row, &policy.limits);
+        write_ref(page, &data_ref(r), r, &views, row, &policy.limits());
     }
     page.push_str("</ol>\n");
     if let Some(plain) = &plain {
         write_whole(page, plain, &marks, None);
     } else if v.source == Source::None {
-        let missing = v.warnings.iter().find_map(|w| explain::lookup(*w, tried));
+        let missing = v.warnings.iter().find_map(|w| lookup(*w, tried));
         match missing {
             Some(lookup) => {
                 let _ = writeln!(page, "<p class=\"note\">No raw output was captured for this call; its --raw-outputs file: {}.</p>", text(&lookup));
@@ -431,55 +431,48 @@ fn write_ref(
 }
 
 /// What a ref's outcome means, one sentence a line (HTML): the rung and leaf that verified
-/// it, or for a failure the nearest candidate, where the text is instead, or that nothing is
-/// close.
+/// it, or for a failure what was found about it, in the core's words ([`explain::findings`]):
+/// the nearest candidate, where the text is instead, that nothing is close, what the preview
+/// holds, why the path was refused, the limit hit.
 fn explanation(r: &RefReport, limits: &Limits) -> Vec<String> {
     let path = |p: &str| format!("<code class=\"path\">{}</code>", text(p));
-    let mut lines = Vec::new();
-    match r.outcome {
-        RefOutcome::Verified => {
-            let rung = r.rung.map_or("", Rung::as_str);
-            let score = r.score.map(|s| format!(" (score {s})")).unwrap_or_default();
-            if let Some(at) = &r.matched_path {
-                lines.push(format!("Found on the <strong>{rung}</strong> rung{score} at {}.", path(at)));
-            }
-        }
-        RefOutcome::TextNotFound | RefOutcome::PathNotFound => {
-            if let Some(at) = &r.elsewhere {
-                lines.push(format!("<span class=\"elsewhere\">Found elsewhere</span> in the output, at {}: the path points at the wrong node.", path(at)));
-            }
-            if let Some(n) = &r.nearest {
-                lines.push(format!(
-                    "<span class=\"nearest\">Nearest</span> {} at {}: <q>{}</q>",
-                    n.score,
-                    path(&n.path),
-                    text(&n.text)
-                ));
-                if n.score == Score::ONE {
-                    lines.push(format!("({})", explain::ALL_THERE));
-                }
-            }
-            if lines.is_empty() {
-                lines.push(format!("{}.", explain::nothing_close(r.outcome)));
-            }
-        }
-        RefOutcome::RawOutputUnavailable => match r.in_preview {
-            Some(true) => {
-                lines.push("No raw output to check against; the preview does contain the text.".into())
-            }
-            Some(false) => {
-                lines.push("No raw output to check against; the preview does not contain the text.".into())
-            }
-            None => lines.push("No raw output to check against.".into()),
-        },
-        _ => match (path_problem(r), r.limit, &r.malformed) {
-            (Some(problem), _, _) => lines.push(text(&problem)),
-            (None, Some(limit), _) => lines.push(text(&explain::limit(limit, limits))),
-            (None, None, Some(why)) => lines.push(text(why)),
-            (None, None, None) => {}
-        },
+    if r.outcome == RefOutcome::Verified {
+        let rung = r.rung.map_or("", Rung::as_str);
+        let score = r.score.map(|s| format!(" (score {s})")).unwrap_or_default();
+        return r
+            .matched_path
+            .iter()
+            .map(|at| format!("Found on the <strong>{rung}</strong> rung{score} at {}.", path(at)))
+            .collect();
     }
-    lines
+    let findings = explain::findings(r);
+    let lines = findings.iter().map(|finding| match *finding {
+        Finding::Elsewhere(at) => format!(
+            "<span class=\"elsewhere\">{}</span> in the output, at {}: the path points at the wrong node.",
+            capitalized(explain::ELSEWHERE),
+            path(at)
+        ),
+        Finding::Nearest(n) => format!(
+            "<span class=\"nearest\">{}</span> {} at {}: <q>{}</q>",
+            capitalized(explain::NEAREST),
+            n.score,
+            path(&n.path),
+            text(&n.text)
+        ),
+        Finding::AllThere => format!("({})", explain::ALL_THERE),
+        Finding::NothingClose(outcome) => format!("{}.", explain::nothing_close(outcome)),
+        Finding::NoRawOutput(_) => format!("{}.", capitalized(&finding.words(limits).unwrap_or_default())),
+        Finding::PathError(error) => text(&error.to_string()),
+        Finding::Malformed(why) => text(why),
+        Finding::Limit(_) => text(&finding.words(limits).unwrap_or_default()),
+    });
+    lines.collect()
+}
+
+/// `s` with its first letter a capital, to begin a sentence of the page.
+fn capitalized(s: &str) -> String {
+    let mut chars = s.chars();
+    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
 
 /// The whole raw output behind a fold, when it fits; else a line saying only the excerpts
