@@ -9,9 +9,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+import groundcheck
 from arrow_rows import ROOT, assert_cli_verdicts, cli_verdicts, parquet
 
 
@@ -22,7 +24,7 @@ def examples() -> dict[str, str]:
 
 
 def run_example(name: str, folder: Path, out: Path) -> dict[str, Any]:
-    scope: dict[str, Any] = {"PARQUET": str(parquet(folder)), "OUT": str(out)}
+    scope: dict[str, Any] = {"PARQUET": str(parquet(folder)), "OUT": str(out), "DATABASE": str(folder / "fixtures.db")}
     exec(compile(examples()[name], f"docs/arrow.md ({name})", "exec"), scope)
     return scope
 
@@ -38,7 +40,7 @@ def expected() -> dict[int, dict[str, Any]]:
 
 
 def test_the_doc_has_every_example() -> None:
-    assert set(examples()) == {"spark", "ray", "duckdb", "polars"}
+    assert set(examples()) == {"spark", "ray", "duckdb", "polars", "export"}
 
 
 # Ray's own configuration warns of its deprecated settings when it starts.
@@ -67,3 +69,11 @@ def test_the_polars_example(folder: Path, tmp_path: Path, expected: dict[int, di
     unsupported = pq.read_table(tmp_path / "unsupported.parquet").column("id").to_pylist()
     assert sorted(unsupported) == sorted(i for i, v in expected.items() if v["status"] == "unsupported")
     assert len(unsupported) > 10
+
+
+def test_the_export_example_writes_what_verify_batch_reads(folder: Path, tmp_path: Path, expected: dict[int, dict[str, Any]]) -> None:
+    parquet(folder)  # the fixtures imported into folder/fixtures.db
+    run_example("export", folder, tmp_path / "exported.parquet")
+    table = pq.read_table(tmp_path / "exported.parquet")
+    assert table.schema.field("success").type == "int8"  # 0/1 as SQLite returns them
+    assert_cli_verdicts(pa.record_batch(groundcheck.verify_batch(table)).to_pylist(), expected)
