@@ -15,12 +15,12 @@ mod results;
 mod row;
 mod verifier;
 
-use groundcheck_core::{ErrorKind, Json};
+use groundcheck_core::Json;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::types::PyString;
 
-use crate::errors::{from_core, guard, limit_exceeded, panicked, raise};
+use crate::errors::{guard, panicked, raise, resolving};
 use crate::inline::Shape;
 
 /// mimalloc for what Rust allocates here, as the `groundcheck` binary does: building a row's
@@ -88,11 +88,7 @@ fn _resolve(
             engine::run(py, &engine::ENGINE.get(py)?, &engine::cancel(), work)?
         };
         drop(document); // with the GIL held
-        let nodes = resolved.map_err(|e| match (e.limit(), e.kind()) {
-            (Some(limit), _) => limit_exceeded(py, &e, limit),
-            (None, ErrorKind::Path) => from_core(py, &e),
-            _ => invalid(e.to_string()),
-        })?;
+        let nodes = resolved.map_err(|e| resolving(py, &e))?;
         Ok(nodes.into_iter().map(|n| (n.path, n.value, n.descended, n.read_as.map(|r| r.as_str()))).collect())
     })
 }

@@ -27,14 +27,22 @@ import os
 from typing import Any, Iterable, Mapping
 
 from ._errors import (
+    DuplicateIdError,
     GroundcheckError,
     InternalError,
     InvalidBundleError,
     InvalidDocumentError,
+    InvalidJsonError,
     InvalidPathError,
     InvalidPolicyError,
     InvalidRowError,
     LimitExceededError,
+    LimitSettingError,
+    LocatedError,
+    PathLimitError,
+    ScoreError,
+    TooDeepError,
+    UnknownNameError,
 )
 from ._groundcheck import (
     SCHEMA,
@@ -56,14 +64,22 @@ from ._types import LimitName, Outcome, ReadAs, Reason, Rung, Source, Status, Wa
 
 __all__ = [
     "SCHEMA",
+    "DuplicateIdError",
     "GroundcheckError",
     "InternalError",
     "InvalidBundleError",
     "InvalidDocumentError",
+    "InvalidJsonError",
     "InvalidPathError",
     "InvalidPolicyError",
     "InvalidRowError",
     "LimitExceededError",
+    "LimitSettingError",
+    "LocatedError",
+    "PathLimitError",
+    "ScoreError",
+    "TooDeepError",
+    "UnknownNameError",
     "LimitName",
     "Limits",
     "Nearest",
