@@ -227,3 +227,28 @@ def test_the_advice_and_an_invalid_path_s_error_are_structured(tmp_path: Path) -
             assert malformed["outcome"] == "malformed_ref" and "raw_path" in malformed["malformed"], malformed
 
     anyio.run(main)
+
+
+def test_a_strict_verify_run_call_gets_the_run_command_s_report(tmp_path: Path) -> None:
+    db = tmp_path / "gc.db"
+    url = f"sqlite://{db}"
+    fixture = next(f for f in FIXTURES if f.name.startswith("14_"))
+    cli("import", "--database", url, str(fixture), cwd=tmp_path)
+    report = json.loads(cli("verify", "--format", "json", str(fixture)))
+    keys = [("run_id", r["run_id"]) if r["run_id"] else ("session_id", r["session_id"]) for r in report["runs"]]
+    assert {name for name, _ in keys} == {"run_id", "session_id"}, keys
+
+    async def main() -> None:
+        async with session("--database", url) as s:
+            tool = next(t for t in (await s.list_tools()).tools if t.name == "verify_run")
+            strict = openai_agents_strict(tool)
+            out = await schemas(s)
+            for name, value in keys:
+                flag = [] if name == "run_id" else ["--session"]
+                expected = json.loads(cli("run", "--database", url, "--format", "json", *flag, value, cwd=tmp_path))
+                args = {"run_id": None, "session_id": None, "policy": {"require": None, "match": None, "min_score": None}}
+                args[name] = value
+                jsonschema.validate(args, strict)
+                assert (await call(s, "verify_run", args, out)).structured_content == expected, value
+
+    anyio.run(main)
