@@ -152,7 +152,7 @@ impl Default for Server {
 }
 
 fn report(run: &Run, policy: Policy) -> Output {
-    tools::report_output(&Verifier::new(policy).verify_runs(std::slice::from_ref(run)))
+    tools::report_output(&Verifier::new(policy).verify_runs(std::slice::from_ref(run)), &policy.limits())
 }
 
 fn run_arguments(mut args: Arguments) -> Result<(RunKey, Policy), BadArgument> {

@@ -3,8 +3,8 @@
 //! only reads arguments, calls the core, and says the result in a sentence for the model.
 
 use groundcheck_core::{
-    resolve_text_with, Invocation, Limit, Policy, RawOutput, RefOutcome, Report, SharedText, Status, Verdict,
-    Verifier,
+    explain, resolve_text_with, Invocation, Limit, Limits, Policy, RawOutput, RefOutcome, Report, SharedText,
+    Status, Verdict, Verifier,
 };
 
 use crate::arguments::{clip, Arguments, BadArgument};
@@ -142,7 +142,7 @@ pub fn evidence_invocation(mut args: Arguments) -> Result<(Invocation, Policy), 
 /// on) hand the model the structured content alone.
 pub fn verify_evidence(invocation: &Invocation, policy: Policy) -> Output {
     let verdict = Verifier::new(policy).verify(invocation);
-    let text = verdict_text(&verdict);
+    let text = verdict_text(&verdict, &policy.limits());
     let structured = serde_json::to_string(&verdict).unwrap_or_else(|_| "null".into());
     Output { structured: with_advice(structured, &text), text }
 }
@@ -162,9 +162,10 @@ fn with_advice(mut object: String, advice: &str) -> String {
 }
 
 /// One paragraph: the status, why (each failed ref with its nearest text and where else the
-/// quote is, as the OpenTelemetry explanation says it), and what to do about a miss.
-pub fn verdict_text(verdict: &Verdict) -> String {
-    let mut text = format!("{}. {}.", verdict.status.as_str(), groundcheck_otel::explain(verdict));
+/// quote is, in the core's words, which the OpenTelemetry explanation, the `human` table and the
+/// page use), and what to do about a miss. `limits` are those the verdict was made under.
+pub fn verdict_text(verdict: &Verdict, limits: &Limits) -> String {
+    let mut text = format!("{}. {}.", verdict.status.as_str(), explain::verdict(verdict, limits));
     let misses = verdict
         .refs
         .iter()
@@ -307,7 +308,7 @@ fn nesting(text: &str) -> usize {
 
 /// `verify_run`: the report's structured content and its summary for the model, which is also
 /// the report's `advice`.
-pub fn report_output(report: &Report) -> Output {
+pub fn report_output(report: &Report, limits: &Limits) -> Output {
     let structured = serde_json::to_string(report).unwrap_or_else(|_| "null".into());
     let mut lines = Vec::new();
     for run in &report.runs {
@@ -322,7 +323,7 @@ pub fn report_output(report: &Report) -> Output {
                 " Invocation {} ({}): {}.",
                 v.id,
                 v.tool_name,
-                groundcheck_otel::explain(v)
+                explain::verdict(v, limits)
             ));
         }
         lines.push(line);
@@ -445,6 +446,27 @@ mod tests {
         .unwrap();
         assert_eq!(without_advice(structured(&call(json!({"evidence_refs": []})).unwrap())), report);
         assert_eq!(with_advice("{}".into(), "a \"b\""), r#"{"advice":"a \"b\""}"#);
+    }
+
+    /// The paragraph is the core's explanation: an invalid path says why (the path parser's
+    /// message and column), a limit names the flag and its value.
+    #[test]
+    fn the_text_says_why_a_path_is_invalid_and_which_flag_a_limit_is() {
+        let out = call(json!({
+            "raw_output_text": r#"{"logs": ["connection refused"]}"#,
+            "evidence_refs": [
+                {"raw_path": "$.logs[?@ ==", "text": "connection refused"},
+                {"raw_path": format!("$.{}", "a".repeat(5000)), "text": "connection refused"}
+            ]
+        }))
+        .unwrap();
+        let verdict = structured(&out);
+        let error = &verdict["refs"][0]["path_error"];
+        assert_eq!(verdict["refs"][0]["outcome"], "invalid_path", "{}", out.structured);
+        assert!(out.text.contains(error["message"].as_str().unwrap()), "{}", out.text);
+        assert!(out.text.contains(&format!("at character {}", error["column"])), "{}", out.text);
+        assert_eq!(verdict["refs"][1]["limit"], "path_length", "{}", out.structured);
+        assert!(out.text.contains("--max-path-chars 4096"), "{}", out.text);
     }
 
     #[test]
