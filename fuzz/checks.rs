@@ -62,9 +62,9 @@
 
 use std::collections::HashSet;
 
-use groundcheck_core::{Limit, 
-    resolve, Bundle, ErrorKind, Invocation, Json, Limits, Policy, RawOutput, Reason, RefOutcome, RefReport,
-    Require, RunSet, Rung, Score, Source, Status, Verdict, Verifier, Warning,
+use groundcheck_core::{
+    resolve, Bundle, ErrorKind, Invocation, Json, Limit, Limits, Policy, RawOutput, Reason, RefOutcome,
+    RefReport, Require, RunSet, Rung, Score, Source, Status, Verdict, Verifier, Warning,
 };
 
 /// The `bundle_parse` target on one input.
@@ -194,7 +194,9 @@ fn small_policy() -> Policy {
         (Limit::PathLength, 30),
         (Limit::OutputSize, 200),
     ];
-    small.into_iter().fold(Policy::default(), |p, (limit, n)| p.with_limit(limit, n).expect("a limit of at least 1"))
+    small
+        .into_iter()
+        .fold(Policy::default(), |p, (limit, n)| p.with_limit(limit, n).expect("a limit of at least 1"))
 }
 
 /// A policy picked by `mode`: any rung, either `require`, and limits at the engines' seams
@@ -214,7 +216,8 @@ fn chosen_policy(mode: u8) -> Policy {
     };
     let fuzzy = mode >> 2 & 3 == 3;
     // A low threshold under the fuzzy rung, so that fuzz inputs reach it.
-    let min_score = if fuzzy { Score::from_thousandths(500).unwrap_or(Score::DEFAULT_MIN) } else { Score::DEFAULT_MIN };
+    let min_score =
+        if fuzzy { Score::from_thousandths(500).unwrap_or(Score::DEFAULT_MIN) } else { Score::DEFAULT_MIN };
     Policy::default()
         .with_max_rung([Rung::Exact, Rung::Normalized, Rung::Elided, Rung::Fuzzy][usize::from(mode >> 2 & 3)])
         .with_require(if mode >> 4 & 1 == 1 { Require::Any } else { Require::All })

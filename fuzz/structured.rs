@@ -231,7 +231,8 @@ pub fn refs(rng: &mut impl Choose, raw: &str) -> Vec<Value> {
 pub fn policies() -> [Policy; 2] {
     [
         Policy::default(),
-        Policy::default().with_limits(Limits::default().with(Limit::Depth, 3).unwrap().with(Limit::Nodes, 5).unwrap()),
+        Policy::default()
+            .with_limits(Limits::default().with(Limit::Depth, 3).unwrap().with(Limit::Nodes, 5).unwrap()),
     ]
 }
 

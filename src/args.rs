@@ -542,7 +542,8 @@ impl PolicyArgs {
             MatchArg::Fuzzy => Rung::Fuzzy,
         };
         // `min_score` was checked by its parser, with the same rule.
-        let policy = Policy::default().with_require(require).with_max_rung(rung).with_limits(self.limits.limits());
+        let policy =
+            Policy::default().with_require(require).with_max_rung(rung).with_limits(self.limits.limits());
         policy.with_min_score(self.min_score).unwrap_or(policy)
     }
 }
@@ -559,7 +560,9 @@ impl LimitArgs {
             (Limit::Refs, self.max_refs),
         ];
         // Each value was checked by `positive`, with the core's rule.
-        given.into_iter().fold(Limits::default(), |limits, (limit, n)| limits.with(limit, n as i128).unwrap_or(limits))
+        given
+            .into_iter()
+            .fold(Limits::default(), |limits, (limit, n)| limits.with(limit, n as i128).unwrap_or(limits))
     }
 }
 

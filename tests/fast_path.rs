@@ -2,7 +2,7 @@
 //! the general path (every document parsed into a tree), on every fixture, a generated corpus
 //! and adversarial documents.
 
-use groundcheck_core::{Limit, Bundle, Invocation, Json, Limits, Policy, RawOutput, Rung, Score, Verifier};
+use groundcheck_core::{Bundle, Invocation, Json, Limit, Limits, Policy, RawOutput, Rung, Score, Verifier};
 
 use crate::corpus;
 use crate::harness::fixture_files;
@@ -14,9 +14,16 @@ fn policies() -> Vec<Policy> {
     let mut all = vec![
         Policy::default(),
         Policy::default().with_max_rung(Rung::Exact),
-        Policy::default().with_max_rung(Rung::Fuzzy).with_min_score(Score::from_thousandths(700).unwrap()).unwrap(),
+        Policy::default()
+            .with_max_rung(Rung::Fuzzy)
+            .with_min_score(Score::from_thousandths(700).unwrap())
+            .unwrap(),
     ];
-    all.push(Policy::default().with_limits(Limits::default().with(Limit::Depth, 3).unwrap().with(Limit::OutputSize, 300).unwrap()));
+    all.push(
+        Policy::default().with_limits(
+            Limits::default().with(Limit::Depth, 3).unwrap().with(Limit::OutputSize, 300).unwrap(),
+        ),
+    );
     all
 }
 

@@ -3,9 +3,9 @@
 //! it holds. One small test per rule (docs/verification.md, "JSON inside strings"), each on
 //! every verification route.
 
-use groundcheck_core::{Limit, 
-    resolve, Invocation, Json, Limits, Policy, RawOutput, RefOutcome, RefReport, Rung, Verdict, Verifier,
-    Warning,
+use groundcheck_core::{
+    resolve, Invocation, Json, Limit, Limits, Policy, RawOutput, RefOutcome, RefReport, Rung, Verdict,
+    Verifier, Warning,
 };
 use serde_json::json;
 
@@ -125,7 +125,8 @@ fn the_depth_limit_counts_through_replaced_strings() {
     // The string sits two containers deep and holds two more: the expanded view is 4 deep.
     let raw = r#"{"a":["[[\"deep\"]]"]}"#;
     let at = |max_depth| {
-        let policy = Policy::default().with_limits(Limits::default().with(Limit::Depth, max_depth as i128).unwrap());
+        let policy =
+            Policy::default().with_limits(Limits::default().with(Limit::Depth, max_depth as i128).unwrap());
         verify_all(raw, &[("$.a[0][0][0]", "deep")], &policy)
     };
     assert_eq!(at(4).refs[0].outcome, RefOutcome::Verified);
@@ -142,8 +143,9 @@ fn the_depth_limit_counts_through_replaced_strings() {
 #[test]
 fn the_node_limit_applies_to_what_the_expanded_view_selects() {
     let raw = json!({"data": json!({"rows": (0..10).collect::<Vec<_>>()}).to_string()}).to_string();
-    let policy =
-        |max_nodes| Policy::default().with_limits(Limits::default().with(Limit::Nodes, max_nodes as i128).unwrap());
+    let policy = |max_nodes| {
+        Policy::default().with_limits(Limits::default().with(Limit::Nodes, max_nodes as i128).unwrap())
+    };
     let refs = [("$.data.rows[*]", "9")];
     assert_eq!(verify_all(&raw, &refs, &policy(10)).refs[0].outcome, RefOutcome::Verified);
     assert_eq!(verify_all(&raw, &refs, &policy(9)).refs[0].outcome, RefOutcome::LimitExceeded);

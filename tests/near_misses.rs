@@ -3,8 +3,8 @@
 //! library. Every case is checked on all three routes (located, `Value`, tree) and with the
 //! raw output given as parsed JSON, which must agree.
 
-use groundcheck_core::{Limit, 
-    Invocation, Json, Limits, Nearest, Policy, RefOutcome, RefReport, Rung, Score, Verifier,
+use groundcheck_core::{
+    Invocation, Json, Limit, Limits, Nearest, Policy, RefOutcome, RefReport, Rung, Score, Verifier,
 };
 use serde_json::json;
 
@@ -34,7 +34,10 @@ fn some(score: &str, path: &str, text: &str) -> Option<(String, String, String)>
 }
 
 fn fuzzy(min_score: u16) -> Policy {
-    Policy::default().with_max_rung(Rung::Fuzzy).with_min_score(Score::from_thousandths(min_score).unwrap()).unwrap()
+    Policy::default()
+        .with_max_rung(Rung::Fuzzy)
+        .with_min_score(Score::from_thousandths(min_score).unwrap())
+        .unwrap()
 }
 
 /// `(match, matched_path, score)` of a ref, `None` when it is not verified.

@@ -10,9 +10,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::OnceLock;
 
-use groundcheck_core::{Limit, 
-    Bundle, Invocation, Json, Limits, Policy, RawOutput, Report, Require, Run, RunReport, Rung, Summary,
-    Verdict, Verifier,
+use groundcheck_core::{
+    Bundle, Invocation, Json, Limit, Limits, Policy, RawOutput, Report, Require, Run, RunReport, Rung,
+    Summary, Verdict, Verifier,
 };
 use proptest::prelude::*;
 use proptest::sample::{select, Index};

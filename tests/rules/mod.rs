@@ -8,9 +8,8 @@
 //! route, which must agree.
 
 use groundcheck_core::{
-    Limit,
-    resolve, ErrorKind, Invocation, Json, Limits, Policy, RawOutput, Reason, RefOutcome, RefReport, Report,
-    Require, Run, RunReport, RunSet, Rung, Source, Status, Summary, Verdict, Verifier, Warning,
+    resolve, ErrorKind, Invocation, Json, Limit, Limits, Policy, RawOutput, Reason, RefOutcome, RefReport,
+    Report, Require, Run, RunReport, RunSet, Rung, Source, Status, Summary, Verdict, Verifier, Warning,
 };
 use serde_json::{json, Value};
 

@@ -11,7 +11,7 @@ use super::*;
 #[test]
 fn resolve_on_a_ten_thousand_deep_document_refuses_jsonpath_and_runs_pointers() {
     let doc = Json::parse(&nested(10_000, "1")).unwrap();
-    let long_paths = Limits::default().with(Limit::PathLength, 30_000 as i128).unwrap();
+    let long_paths = Limits::default().with(Limit::PathLength, 30_000).unwrap();
     let (jsonpath, pointer) = std::thread::Builder::new()
         .stack_size(2 << 20)
         .spawn(move || {
@@ -35,7 +35,9 @@ fn resolve_on_a_ten_thousand_deep_document_refuses_jsonpath_and_runs_pointers() 
 fn raised_depth_limit_stops_jsonpath_at_the_query_ceiling() {
     let pointer = "/0".repeat(10_000);
     let invocation = inv(&claim(&[("$..x", "1"), (pointer.as_str(), "1")]), Some(&nested(10_000, "1")));
-    let policy = policy_with(Limits::default().with(Limit::Depth, 20_000 as i128).unwrap().with(Limit::PathLength, 30_000 as i128).unwrap());
+    let policy = policy_with(
+        Limits::default().with(Limit::Depth, 20_000).unwrap().with(Limit::PathLength, 30_000).unwrap(),
+    );
     let outcomes = std::thread::Builder::new()
         .stack_size(2 << 20)
         .spawn(move || verify_with(&invocation, policy).refs.iter().map(|r| r.outcome).collect::<Vec<_>>())
@@ -44,7 +46,7 @@ fn raised_depth_limit_stops_jsonpath_at_the_query_ceiling() {
         .expect("verification must not overflow the stack");
     assert_eq!(outcomes, [RefOutcome::LimitExceeded, RefOutcome::Verified]);
     let at_ceiling = inv(&claim(&[("$..*", "1")]), Some(&nested(Limits::QUERY_DEPTH_CEILING, "1")));
-    let policy = policy_with(Limits::default().with(Limit::Depth, 20_000 as i128).unwrap());
+    let policy = policy_with(Limits::default().with(Limit::Depth, 20_000).unwrap());
     assert_eq!(verify_with(&at_ceiling, policy).refs[0].outcome, RefOutcome::Verified);
 }
 

@@ -80,10 +80,14 @@ fn report_refs_are_echoed_as_given() {
         json!([
             {"index": 0, "raw_path": "  $.logs[0].message\n", "text": "  connection refused  ", "outcome": "verified",
              "match": "normalized", "matched_path": "$['logs'][0]['message']"},
-            {"index": 1, "raw_path": null, "text": null, "outcome": "malformed_ref"},
-            {"index": 2, "raw_path": null, "text": "only text", "outcome": "malformed_ref"},
-            {"index": 3, "raw_path": "$.logs[1]", "text": null, "outcome": "malformed_ref"},
-            {"index": 4, "raw_path": null, "text": null, "outcome": "malformed_ref"},
+            {"index": 1, "raw_path": null, "text": null, "outcome": "malformed_ref",
+             "malformed": "raw_path is a number, not a string"},
+            {"index": 2, "raw_path": null, "text": "only text", "outcome": "malformed_ref",
+             "malformed": "raw_path is missing"},
+            {"index": 3, "raw_path": "$.logs[1]", "text": null, "outcome": "malformed_ref",
+             "malformed": "text is null, not a string"},
+            {"index": 4, "raw_path": null, "text": null, "outcome": "malformed_ref",
+             "malformed": "the ref is null, not an object with raw_path and text"},
         ])
     );
     // Key order of each ref.

@@ -189,6 +189,13 @@ impl Error {
         Error { place: Some(place.into()), ..Error::new(ErrorKind::Bundle, message) }
     }
 
+    /// A row that cannot be read ([`ErrorKind::Row`]), about its column `field` if there is
+    /// one: for readers of rows outside this crate (a binding's rows as JSON text or host
+    /// values), so that a bad row is one kind of error whoever read it.
+    pub fn row(field: Option<&str>, message: impl Into<String>) -> Error {
+        Error { field: field.map(Into::into), ..Error::new(ErrorKind::Row, message) }
+    }
+
     /// This error, about the column `field` of whichever row its reader was reading.
     pub(crate) fn with_field(mut self, field: &str) -> Error {
         self.field = Some(field.into());

@@ -8,14 +8,9 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 
-use groundcheck_core::Verifier;
-use groundcheck_files::Template;
-
-/// A verifier and where raw-output files are, if anywhere.
-pub struct Held {
-    pub core: Verifier,
-    pub raw_outputs: Option<Template>,
-}
+/// A verifier, where raw-output files are (if anywhere) and its threads: the host layer's
+/// engine.
+pub type Held = groundcheck_host::Engine;
 
 static NEXT: AtomicI64 = AtomicI64::new(1);
 

@@ -2,7 +2,8 @@
 //! `io.groundcheck`), a thin layer over `groundcheck-core` — no verification rule is written
 //! here or in Java.
 //!
-//! Every entry point is a static method of `io.groundcheck.Native` that takes and returns
+//! Every entry point is a static method of `io.groundcheck.Native` (the test and bench hooks,
+//! in the `test-hooks` build alone, of the tests' `io.groundcheck.TestHooks`) that takes and returns
 //! `byte[]`: UTF-8 text in (rows, bundles, policies as JSON; Java encodes each lone surrogate
 //! as U+FFFD), and one tagged reply out (`reply.rs`): the report's JSON exactly as
 //! `groundcheck verify --format json` prints it, or a failure the Java side throws as its one
@@ -19,11 +20,10 @@ mod handles;
 mod ops;
 mod policy;
 mod reply;
-mod rows;
 
 use jni::errors::ErrorPolicy;
 use jni::objects::{JByteArray, JClass, JObjectArray};
-use jni::sys::{jint, jlong};
+use jni::sys::jlong;
 use jni::{jni_mangle, jni_str, Env, EnvUnowned};
 
 use crate::reply::{guarded, Failure};
@@ -211,10 +211,12 @@ pub fn resolve<'local>(
     .resolve::<ThrowInternal>()
 }
 
-/// `static native byte[] panicForTest(byte[] message)`: panics inside the guarded work, to
-/// show that a panic reaches Java as `GroundcheckException` of kind `INTERNAL` (tests).
+/// `static native byte[] panicForTest(byte[] message)` of `io.groundcheck.TestHooks` (a class
+/// of the Java tests; this export only in the `test-hooks` build): panics inside the guarded
+/// work, to show that a panic reaches Java as `GroundcheckException` of kind `INTERNAL`.
+#[cfg(feature = "test-hooks")]
 #[allow(unsafe_code)]
-#[jni_mangle("io.groundcheck.Native")]
+#[jni_mangle("io.groundcheck.TestHooks")]
 pub fn panic_for_test<'local>(
     mut env: EnvUnowned<'local>,
     _class: JClass<'local>,
@@ -227,16 +229,17 @@ pub fn panic_for_test<'local>(
     .resolve::<ThrowInternal>()
 }
 
-/// `static native byte[] timeVerify(long id, byte[] row, int n)`: the Rust floor for the
-/// benchmark.
+/// `static native byte[] timeVerify(long id, byte[] row, int n)` of `TestHooks` (`test-hooks`
+/// build): the Rust floor for the benchmark.
+#[cfg(feature = "test-hooks")]
 #[allow(unsafe_code)]
-#[jni_mangle("io.groundcheck.Native")]
+#[jni_mangle("io.groundcheck.TestHooks")]
 pub fn time_verify<'local>(
     mut env: EnvUnowned<'local>,
     _class: JClass<'local>,
     id: jlong,
     row: JByteArray<'local>,
-    n: jint,
+    n: jni::sys::jint,
 ) -> JByteArray<'local> {
     env.with_env(|env| -> jni::errors::Result<_> {
         let row = read(env, &row, "row")?;
@@ -245,16 +248,17 @@ pub fn time_verify<'local>(
     .resolve::<ThrowInternal>()
 }
 
-/// `static native byte[] timeRun(long id, byte[][] rows, int n)`: the Rust floor for the
-/// benchmark's run.
+/// `static native byte[] timeRun(long id, byte[][] rows, int n)` of `TestHooks` (`test-hooks`
+/// build): the Rust floor for the benchmark's run.
+#[cfg(feature = "test-hooks")]
 #[allow(unsafe_code)]
-#[jni_mangle("io.groundcheck.Native")]
+#[jni_mangle("io.groundcheck.TestHooks")]
 pub fn time_run<'local>(
     mut env: EnvUnowned<'local>,
     _class: JClass<'local>,
     id: jlong,
     rows: JObjectArray<'local, JByteArray<'local>>,
-    n: jint,
+    n: jni::sys::jint,
 ) -> JByteArray<'local> {
     env.with_env(|env| -> jni::errors::Result<_> {
         let rows = read_all(env, &rows)?;

@@ -1,6 +1,7 @@
-//! Rows from Java — each the JSON text of one `tool_invocation` row, as `Row.toJson()` writes
-//! it or as the caller holds it — read as one bundle's invocations, so every rule about a row
-//! (required columns, types, raw outputs) is the core's own. Two things are the binding's:
+//! Rows given as JSON text — each the text of one `tool_invocation` row, as Java's
+//! `Row.toJson()` writes it or as a caller holds it — read as one bundle's invocations, so
+//! every rule about a row (required columns, types, raw outputs) is the core's own. Two things
+//! are a row's, not a bundle's:
 //! a row's text must be exactly one JSON object (so no text can smuggle a second row or a
 //! bundle key in beside it), a JSON column given as a string is that column's text, read
 //! as the groundcheck store reads it, and a `raw_output` given as a string is the output's
@@ -9,12 +10,13 @@
 //! that text holds it as a string. (In a bundle file a string `raw_output` is a JSON string
 //! document; a row is not a bundle.)
 
-use groundcheck_core::{Bundle, Invocation, Json, RawOutput};
+use groundcheck_core::{Bundle, Error, Invocation, Json, RawOutput};
 
-use crate::reply::{Failure, Place};
-
-/// `rows` as invocations, in order.
-pub fn invocations(rows: &[String]) -> Result<Vec<Invocation>, Failure> {
+/// `rows` as invocations, in order; a row that cannot be read is an
+/// [`ErrorKind::Row`](groundcheck_core::ErrorKind::Row) error naming the row
+/// ([`Error::invocation`]) and, when the problem is one column's, the column
+/// ([`Error::field`]).
+pub fn invocations(rows: &[String]) -> Result<Vec<Invocation>, Error> {
     let wrapper = "{\"invocations\":[";
     let mut text = String::with_capacity(rows.iter().map(|r| r.len() + 1).sum::<usize>() + wrapper.len() + 2);
     text.push_str(wrapper);
@@ -22,12 +24,8 @@ pub fn invocations(rows: &[String]) -> Result<Vec<Invocation>, Failure> {
     let mut starts = Vec::with_capacity(rows.len());
     for (i, row) in rows.iter().enumerate() {
         if !one_object(row) {
-            return Err(row_failure(
-                i,
-                "row",
-                "a row is one JSON object of tool_invocation columns",
-                rows.len(),
-            ));
+            return Err(Error::row(None, "a row is one JSON object of tool_invocation columns")
+                .in_invocation(i, None));
         }
         if i > 0 {
             text.push(',');
@@ -36,14 +34,13 @@ pub fn invocations(rows: &[String]) -> Result<Vec<Invocation>, Failure> {
         text.push_str(row);
     }
     text.push_str("]}");
-    let bundle = Bundle::parse(&text).map_err(|e| match e.invocation() {
-        Some(index) => row_failure(index, e.field().unwrap_or("row"), e.message(), rows.len()),
-        // A syntax error: the row is the one whose text holds the offending byte.
-        None => {
+    let bundle = Bundle::parse(&text).map_err(|e| {
+        let row = e.invocation().unwrap_or_else(|| {
+            // A syntax error: the row is the one whose text holds the offending byte.
             let offset = e.position().map_or(0, |p| p.offset);
-            let row = starts.iter().rposition(|&start| start <= offset).unwrap_or(0);
-            row_failure(row, "row", e.message(), rows.len())
-        }
+            starts.iter().rposition(|&start| start <= offset).unwrap_or(0)
+        });
+        Error::row(e.field(), e.message()).in_invocation(row, None)
     })?;
     let mut invocations = bundle.invocations;
     for (inv, row) in invocations.iter_mut().zip(rows) {
@@ -127,14 +124,6 @@ fn key_is(text: &str, at: (usize, usize), name: &str) -> bool {
         return quoted.len() == name.len() + 2 && &quoted[1..quoted.len() - 1] == name;
     }
     serde_json::from_str::<String>(quoted).is_ok_and(|k| k == name)
-}
-
-/// A row that cannot be read: `ROW`, naming the field (and the row, when there are several).
-fn row_failure(index: usize, field: &str, problem: &str, count: usize) -> Failure {
-    let message =
-        if count > 1 { format!("row {index}: {field}: {problem}") } else { format!("{field}: {problem}") };
-    let at = Place { field: Some(field.to_string()), ..Place::default() };
-    Failure { at: Some(Box::new(at)), ..Failure::new("ROW", message) }
 }
 
 /// A JSON column given as a string holds the column's text: JSON text is that JSON, other
