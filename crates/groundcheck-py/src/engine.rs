@@ -6,15 +6,14 @@
 //! - **Small stacks.** A Python thread's stack is the program's choice
 //!   (`threading.stack_size(64 * 1024)`), and the engine recurses once per nesting level up to
 //!   its ceilings (1,000 levels of a queried document), which needs more than that. Work that
-//!   may nest deeply runs on threads of [`ENGINE_STACK`] instead (reserved address space: only
-//!   what is used becomes memory).
+//!   may nest deeply runs on the host layer's threads instead (`groundcheck_host::Threads`,
+//!   16 MiB stacks: reserved address space, only what is used becomes memory).
 //! - **`fork()`.** Threads do not survive a fork: in a child (multiprocessing's default on
 //!   Linux, gunicorn `--preload`, Celery prefork) every pool built before the fork has no
-//!   threads, and work handed to it never comes back. A [`Pool`] remembers the process that
-//!   built it and is built again in any other one; the dead one is leaked, never dropped
-//!   (dropping it would lock state its lost threads may have held). rayon's global pool, which
-//!   cannot be rebuilt, is never used: work runs inside one of these pools, so the engine's own
-//!   parallel searches use it too.
+//!   threads, and work handed to it never comes back. A [`Pool`] (the host layer's `Threads`)
+//!   remembers the process that built it and is built again in any other one. rayon's global
+//!   pool, which cannot be rebuilt, is never used: work runs inside one of these pools, so the
+//!   engine's own parallel searches use it too.
 //! - **Ctrl-C.** A signal handler runs only when the main thread runs Python code. The calling
 //!   thread therefore waits in slices of [`SLICE`], asking Python between them whether a
 //!   signal came ([`wait`]); on `KeyboardInterrupt` (or any exception a handler raises) the
@@ -29,13 +28,11 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use groundcheck_host::Threads;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 
 use crate::errors::panicked;
-
-/// Stack size of the engine's threads: the query ceiling's recursion with room to spare.
-pub const ENGINE_STACK: usize = 16 << 20;
 
 /// How long the calling thread waits for the engine before asking Python for signals again.
 const SLICE: Duration = Duration::from_millis(50);
@@ -59,18 +56,9 @@ pub fn cancelled(cancel: &Cancel) -> bool {
     cancel.load(Ordering::Relaxed)
 }
 
-/// A rayon pool of the package's threads, built on first use in each process.
-pub struct Pool {
-    /// `None`: one a core (rayon's default, `RAYON_NUM_THREADS` honoured).
-    threads: Option<usize>,
-    built: Mutex<Option<Built>>,
-}
-
-/// A pool and the process that built it.
-struct Built {
-    pid: u32,
-    pool: Arc<rayon::ThreadPool>,
-}
+/// A rayon pool of the package's threads, built on first use in each process: the host
+/// layer's [`Threads`], which is rebuilt in a forked child.
+pub struct Pool(Threads);
 
 /// The pool every call without a pool of its own runs on.
 pub static ENGINE: Pool = Pool::new(None);
@@ -78,40 +66,13 @@ pub static ENGINE: Pool = Pool::new(None);
 impl Pool {
     /// A pool of `threads` threads (`None`: one a core), not built yet.
     pub const fn new(threads: Option<usize>) -> Pool {
-        Pool { threads, built: Mutex::new(None) }
+        Pool(Threads::new(threads))
     }
 
     /// The pool of this process, built now if this process has none (its first use, or a
-    /// child forked after it was built: the parent's pool has no threads here). Called with
-    /// the GIL held (see the module's comment).
+    /// child forked after it was built). Called with the GIL held (see the module's comment).
     pub fn get(&self, _py: Python<'_>) -> PyResult<Arc<rayon::ThreadPool>> {
-        let pid = std::process::id();
-        let mut built = self.built.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(b) = built.as_ref().filter(|b| b.pid == pid) {
-            return Ok(Arc::clone(&b.pool));
-        }
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(self.threads.unwrap_or(0))
-            .stack_size(ENGINE_STACK)
-            .thread_name(|i| format!("groundcheck-{i}"))
-            .build()
-            .map_err(|e| PyRuntimeError::new_err(format!("groundcheck could not start its threads: {e}")))?;
-        let pool = Arc::new(pool);
-        if let Some(dead) = built.replace(Built { pid, pool: Arc::clone(&pool) }) {
-            // Built by the parent: its threads are gone. Dropping it would wake them under
-            // locks they may have held at the fork; leaked, it costs its memory once.
-            std::mem::forget(dead);
-        }
-        Ok(pool)
-    }
-}
-
-impl Drop for Pool {
-    fn drop(&mut self) {
-        let built = self.built.get_mut().unwrap_or_else(|e| e.into_inner()).take();
-        if let Some(b) = built.filter(|b| b.pid != std::process::id()) {
-            std::mem::forget(b); // a parent's pool: see `Pool::get`
-        }
+        self.0.pool().map_err(|e| PyRuntimeError::new_err(e.to_string()))
     }
 }
 
