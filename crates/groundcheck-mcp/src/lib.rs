@@ -26,6 +26,7 @@
 #![deny(missing_docs)]
 
 mod arguments;
+mod engines;
 mod envelope;
 mod raw;
 mod schema;

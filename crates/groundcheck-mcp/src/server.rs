@@ -6,7 +6,6 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-use groundcheck_core::{Limit, Policy, Run, Verifier};
 use groundcheck_files::Template;
 use groundcheck_store::{into_run, RunKey, Store, Window};
 use rmcp::model::{
@@ -19,6 +18,7 @@ use serde_json::Value;
 use tokio::sync::Semaphore;
 
 use crate::arguments::{Arguments, BadArgument};
+use crate::engines::Engines;
 use crate::schema::{self, RESOLVE_PATH, VERIFY_EVIDENCE, VERIFY_RUN};
 use crate::tools::{self, Output, EVIDENCE_ARGUMENTS, RESOLVE_ARGUMENTS};
 use crate::transport::{structured_marker, CallSlot, RawCall};
@@ -27,7 +27,7 @@ use crate::transport::{structured_marker, CallSlot, RawCall};
 #[derive(Clone)]
 pub struct Server {
     store: Option<Arc<Store>>,
-    raw_outputs: Option<Arc<Template>>,
+    engines: Arc<Engines>,
     permits: Arc<Semaphore>,
 }
 
@@ -36,7 +36,7 @@ impl Server {
     pub fn new() -> Server {
         Server {
             store: None,
-            raw_outputs: None,
+            engines: Arc::new(Engines::new(None)),
             permits: Arc::new(Semaphore::new(Server::concurrent_calls())),
         }
     }
@@ -48,9 +48,9 @@ impl Server {
 
     /// The same server, whose `verify_run` reads the raw output of every row that has none
     /// of its own from the file `template` names, as `groundcheck run --raw-outputs` does
-    /// (same template, same root rules: `groundcheck_files`).
+    /// (same template, same root rules: the host layer's engine).
     pub fn with_raw_outputs(self, template: Option<Template>) -> Server {
-        Server { raw_outputs: template.map(Arc::new), ..self }
+        Server { engines: Arc::new(Engines::new(template)), ..self }
     }
 
     /// Calls verified at once: one per core. More would only queue on the CPUs while each
@@ -117,13 +117,13 @@ impl Server {
         let Some(mut run) = into_run(rows) else {
             return Ok(tool_error(&format!("{}: {key}: no invocations found", store.display_url())));
         };
-        let template = self.raw_outputs.clone();
+        let engine = self.engines.get(policy);
         self.blocking(context, move || {
-            if let Some(template) = template {
-                let runs = std::slice::from_mut(&mut run);
-                groundcheck_files::attach(Some(&template), runs, policy.limits().get(Limit::OutputSize));
-            }
-            Ok(report(&run, policy))
+            let limits = engine.policy().limits();
+            let report = engine
+                .verify_rows(std::mem::take(&mut run.invocations))
+                .map_err(|e| BadArgument(e.to_string()))?;
+            Ok(tools::report_output(&report, &limits))
         })
         .await
     }
@@ -151,11 +151,7 @@ impl Default for Server {
     }
 }
 
-fn report(run: &Run, policy: Policy) -> Output {
-    tools::report_output(&Verifier::new(policy).verify_runs(std::slice::from_ref(run)), &policy.limits())
-}
-
-fn run_arguments(mut args: Arguments) -> Result<(RunKey, Policy), BadArgument> {
+fn run_arguments(mut args: Arguments) -> Result<(RunKey, groundcheck_core::Policy), BadArgument> {
     let policy = args.policy()?;
     let key = match (args.string("run_id")?, args.string("session_id")?) {
         (Some(_), Some(_)) => return Err(BadArgument::new("run_id", "give run_id or session_id, not both")),
@@ -246,9 +242,10 @@ impl ServerHandler for Server {
         };
         let result = match request.name.as_ref() {
             VERIFY_EVIDENCE => {
+                let engines = Arc::clone(&self.engines);
                 self.blocking(&context, move || {
                     let (invocation, policy) = tools::evidence_invocation(arguments(&EVIDENCE_ARGUMENTS)?)?;
-                    Ok(tools::verify_evidence(&invocation, policy))
+                    tools::verify_evidence(invocation, &engines.get(policy))
                 })
                 .await
             }

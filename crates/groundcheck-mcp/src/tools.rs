@@ -4,8 +4,9 @@
 
 use groundcheck_core::{
     explain, resolve_text_with, Invocation, Limit, Limits, Policy, RawOutput, RefOutcome, Report, SharedText,
-    Status, Verdict, Verifier,
+    Status, Verdict,
 };
+use groundcheck_host::Engine;
 
 use crate::arguments::{clip, Arguments, BadArgument};
 use crate::raw::Text;
@@ -140,11 +141,12 @@ pub fn evidence_invocation(mut args: Arguments) -> Result<(Invocation, Policy), 
 /// `verify_evidence`: the invocation's verdict, and what it means for the model, which is
 /// also the verdict's `advice`: frameworks (pydantic-ai, openai-agents with structured content
 /// on) hand the model the structured content alone.
-pub fn verify_evidence(invocation: &Invocation, policy: Policy) -> Output {
-    let verdict = Verifier::new(policy).verify(invocation);
-    let text = verdict_text(&verdict, &policy.limits());
+pub fn verify_evidence(invocation: Invocation, engine: &Engine) -> Result<Output, BadArgument> {
+    // The call already runs on a thread with the engine's stack (`serve_stdio`).
+    let verdict = engine.verify_row_where(invocation, true).map_err(|e| BadArgument(e.to_string()))?;
+    let text = verdict_text(&verdict, &engine.policy().limits());
     let structured = serde_json::to_string(&verdict).unwrap_or_else(|_| "null".into());
-    Output { structured: with_advice(structured, &text), text }
+    Ok(Output { structured: with_advice(structured, &text), text })
 }
 
 /// The JSON object `object` with one more member, `"advice": advice`, written at its end.
@@ -341,7 +343,7 @@ mod tests {
     fn call(args: Value) -> Result<Output, BadArgument> {
         let Value::Object(map) = args else { panic!("an object") };
         let (inv, policy) = evidence_invocation(Arguments::new(Some(map), &EVIDENCE_ARGUMENTS)?)?;
-        Ok(verify_evidence(&inv, policy))
+        verify_evidence(inv, &Engine::new(policy, None, None))
     }
 
     fn structured(out: &Output) -> Value {
@@ -437,13 +439,14 @@ mod tests {
         assert_eq!(verdict["advice"], out.text.as_str());
         assert!(out.text.contains("cite that path instead"), "{}", out.text);
         // Beside the advice, the structured verdict is the report's invocation object.
-        let report = serde_json::to_value(Verifier::new(Policy::default()).verify(&Invocation {
-            id: 1,
-            tool_name: "tool".into(),
-            retrieval_details: Some(groundcheck_core::Json::parse(r#"{"evidence_refs": []}"#).unwrap()),
-            ..Invocation::default()
-        }))
-        .unwrap();
+        let report =
+            serde_json::to_value(groundcheck_core::Verifier::new(Policy::default()).verify(&Invocation {
+                id: 1,
+                tool_name: "tool".into(),
+                retrieval_details: Some(groundcheck_core::Json::parse(r#"{"evidence_refs": []}"#).unwrap()),
+                ..Invocation::default()
+            }))
+            .unwrap();
         assert_eq!(without_advice(structured(&call(json!({"evidence_refs": []})).unwrap())), report);
         assert_eq!(with_advice("{}".into(), "a \"b\""), r#"{"advice":"a \"b\""}"#);
     }
