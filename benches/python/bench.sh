@@ -10,7 +10,7 @@ venv=target/bench-venv
 # the bench its floors (benches/python/requirements.txt).
 "$venv/bin/pip" install --quiet --disable-pip-version-check maturin -r benches/peer/requirements.txt \
   -r benches/python/requirements.txt
-(cd crates/groundcheck-py && VIRTUAL_ENV="$PWD/../../$venv" "../../$venv/bin/maturin" develop --release --quiet)
+(cd crates/groundcheck-py && VIRTUAL_ENV="$PWD/../../$venv" "../../$venv/bin/maturin" develop --release --quiet --features test-hooks)
 cargo build --release --quiet --example corpus
 corpus=target/bench-corpus-$N
 [[ -d $corpus ]] || target/release/examples/corpus --invocations "$N" --out "$corpus" >/dev/null

@@ -93,6 +93,7 @@ impl JsonColumn {
     }
 
     /// The column with its text owned (copied out of the `str`), the `str` given back.
+    #[cfg(feature = "test-hooks")]
     fn owned(self) -> (Option<JsonColumn>, Option<PyBackedStr>) {
         match self {
             JsonColumn::Text(text) => (Some(JsonColumn::Owned(String::from(&*text))), Some(text)),
@@ -155,13 +156,15 @@ pub struct Held {
 
 /// A row as a Rust program reading the table holds it: every text its own `String`, the
 /// raw output and the JSON columns still their text. What `Verifier._time_verify_run` (the
-/// floor of `verify_run`) starts from.
+/// floor of `verify_run`) starts from; a bench hook's, so only in the `test-hooks` build.
+#[cfg(feature = "test-hooks")]
 pub struct Stored {
     invocation: Invocation,
     input_params: Option<JsonColumn>,
     retrieval_details: Option<JsonColumn>,
 }
 
+#[cfg(feature = "test-hooks")]
 impl Stored {
     /// The invocation, its JSON columns parsed, as the store's rows become invocations.
     pub fn finish(self) -> Invocation {
@@ -222,6 +225,7 @@ impl Pending {
 
     /// The row as a Rust program reading the table holds it ([`Stored`]): every text copied
     /// into a `String`, the raw output's too, the JSON columns not parsed yet.
+    #[cfg(feature = "test-hooks")]
     pub fn stored(self) -> (Stored, Held) {
         let Pending {
             mut invocation,

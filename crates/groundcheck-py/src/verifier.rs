@@ -14,9 +14,11 @@ use std::sync::mpsc::TryRecvError;
 use std::sync::Arc;
 
 use groundcheck_core::{
-    Bundle, Invocation, Json, RawOutput, Report as CoreReport, Run, RunSet, Verdict as CoreVerdict,
-    VerdictSet, Verifier as CoreVerifier,
+    Bundle, Invocation, Report as CoreReport, Run, RunSet, Verdict as CoreVerdict, VerdictSet,
+    Verifier as CoreVerifier,
 };
+#[cfg(feature = "test-hooks")]
+use groundcheck_core::{Json, RawOutput};
 use groundcheck_files::Template;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
@@ -450,6 +452,7 @@ impl Verifier {
     /// gives the raw output as a Rust caller would hold it: `"text"` its JSON text (what a
     /// database holds), `"tree"` the engine's parsed document; `None`, as read. Timed on one
     /// of the package's threads.
+    #[cfg(feature = "test-hooks")] // a bench hook: not in a release wheel
     #[pyo3(signature = (row, n, form=None))]
     fn _time_verify(
         &self,
@@ -486,6 +489,7 @@ impl Verifier {
     /// verified and dropped. The floor of `verify_run`'s throughput (`benches/python/bench.py`
     /// says why the parse belongs to it); the rows are read from Python before the clock
     /// starts.
+    #[cfg(feature = "test-hooks")] // a bench hook: not in a release wheel
     fn _time_verify_run(&self, py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<f64> {
         guard("Verifier._time_verify_run", || {
             let mut stored = Vec::new();
@@ -530,6 +534,7 @@ impl Verifier {
     /// Reads `rows` as `verify_run` does, chunk by chunk with the GIL held, and verifies
     /// nothing: the serial part of `verify_run`, for profiling it (`benches/python/bench.py`,
     /// benches/README.md). Returns how many rows were read.
+    #[cfg(feature = "test-hooks")] // a bench hook: not in a release wheel
     fn _read_rows(&self, py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<usize> {
         guard("Verifier._read_rows", || {
             let rows = rows.try_iter()?;

@@ -92,3 +92,13 @@ def test_a_fresh_environment_installs_the_wheel_and_gets_the_command_lines_verdi
         script = "import groundcheck, sys; sys.stdout.write(groundcheck.verify_bundle(sys.argv[1]).to_json())"
         got = subprocess.run([str(python), "-c", script, str(bundle)], check=True, capture_output=True, cwd=tmp).stdout
     assert got == expected
+
+
+def test_the_extension_carries_no_test_or_bench_hook() -> None:
+    # The hooks (cargo feature test-hooks: injected panics, the benches' timers and row reader)
+    # are left out of a release wheel; a PyO3 method's name is a C string in the library.
+    with tempfile.TemporaryDirectory() as tmp:
+        library = _extension(Path(tmp)).read_bytes()
+    for hook in (b"_panic_at", b"_panic_for_test", b"_time_verify", b"_time_verify_run", b"_read_rows"):
+        assert hook + b"\0" not in library, hook
+    assert b"verify_run\0" in library
