@@ -10,7 +10,8 @@
 #    debug build makes it (run when the binary is missing; never a build of the binary alone,
 #    whose features would differ from the test build's and overwrite its binary).
 # 2. Compiles the Java library's classes alone too (no native library beside them), for the
-#    test of loading from java.library.path.
+#    test of loading from java.library.path, and the test of a panic, which runs them in a JVM
+#    of its own over the debug library built with the test hooks (TestHooks, in the tests).
 # 3. Compiles the README's Java example against the jar alone, and the JUnit 5 tests.
 # 4. Runs them with the JUnit console launcher (Debian's junit5) and fails on any failure, and
 #    on any test skipped or aborted: a suite that did not run is not a passing one.
@@ -53,14 +54,19 @@ else
 fi
 jarfile="$(realpath "$jarfile")"
 bin="${GROUNDCHECK_BIN:-$PWD/${CARGO_TARGET_DIR:-target}/debug/groundcheck}"
-if [[ ! -x $bin ]]; then
-  log "building the groundcheck binary (debug, as scripts/test.sh builds it)"
-  cargo build --workspace --locked --features groundcheck-py/test-hooks --all-targets --quiet
+# The library with the test hooks (cargo feature test-hooks of groundcheck-jni: the tests'
+# io.groundcheck.TestHooks), which scripts/test.sh's debug build makes beside the binary; the
+# release jar has none. GROUNDCHECK_HOOKS_LIB names another.
+hooks="${GROUNDCHECK_HOOKS_LIB:-$PWD/${CARGO_TARGET_DIR:-target}/debug/$lib}"
+if [[ ! -x $bin ]] || ! grep -q Java_io_groundcheck_TestHooks_panicForTest "$hooks" 2>/dev/null; then
+  log "building the groundcheck binary and the hooks library (debug, as scripts/test.sh builds them)"
+  cargo build --workspace --locked --features groundcheck-py/test-hooks,groundcheck-jni/test-hooks --all-targets --quiet
 fi
 
 out=target/java
 rm -rf "$out"
-mkdir -p "$out/classes" "$out/native" "$out/test-classes" "$out/readme"
+mkdir -p "$out/classes" "$out/native" "$out/hooks-native" "$out/test-classes" "$out/readme"
+cp "$hooks" "$out/hooks-native/$lib"
 
 log "compiling bindings/java's classes alone (Java 17)"
 javac --release 17 -Xlint:all -Werror -encoding UTF-8 -d "$out/classes" $(find bindings/java/src/main/java -name '*.java')
@@ -91,6 +97,7 @@ java -Xmx512m \
   -Dgroundcheck.jar="$PWD/$out/groundcheck.jar" \
   -Dgroundcheck.classes="$PWD/$out/classes" -Dgroundcheck.test.classes="$PWD/$out/test-classes" \
   -Dgroundcheck.native.dir="$PWD/$out/native" \
+  -Dgroundcheck.hooks.native.dir="$PWD/$out/hooks-native" \
   -jar "$junit" --disable-banner --disable-ansi-colors --details=tree --fail-if-no-tests \
   --class-path "$out/groundcheck.jar:$out/test-classes:$mariadb:$postgres" --scan-class-path "$out/test-classes" \
   "$@" 2>&1 | tee "$out/junit.txt"

@@ -11,7 +11,7 @@
 # 2. Starts throwaway MariaDB and PostgreSQL servers on 127.0.0.1 (scripts/test-databases.sh),
 #    unless GROUNDCHECK_TEST_MYSQL_URL and GROUNDCHECK_TEST_POSTGRES_URL already name servers.
 # 3. Builds the debug crate graph once, in one cargo invocation: every crate and test target of
-#    the workspace, the Python extension (with its `test-hooks` feature) included. Every later
+#    the workspace, the Python extension and the JNI library (their `test-hooks` on) included. Every later
 #    debug step uses what it built: `cargo test` compiles nothing more, the Python package is
 #    that extension installed into the environment, and the Python, MCP and Java suites run the
 #    `groundcheck` binary it made. (Built on its own, the extension or the binary would resolve
@@ -183,7 +183,7 @@ fi
 # ------------------------------------------------------------------ the one debug build
 # The same packages, targets and features in the build and in `cargo test`: one feature
 # resolution, so every crate compiles once.
-cargo_debug=(--workspace --locked --features groundcheck-py/test-hooks)
+cargo_debug=(--workspace --locked --features groundcheck-py/test-hooks,groundcheck-jni/test-hooks)
 timed "debug build (cargo build --all-targets)" cargo build "${cargo_debug[@]}" --all-targets
 
 # The release wheel and jar, beside the Rust suite; their output goes to a log printed after it.

@@ -46,10 +46,4 @@ public final class Groundcheck {
         }
         return nodes;
     }
-
-    /** Panics inside the native library, to show that a panic is an exception (tests). */
-    static void panicForTest(String message) {
-        Native.ensureLoaded();
-        Native.text(Native.panicForTest(Json.utf8(message)));
-    }
 }

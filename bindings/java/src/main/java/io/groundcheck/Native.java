@@ -44,12 +44,6 @@ final class Native {
 
     static native byte[] resolve(byte[] document, byte[] path);
 
-    static native byte[] panicForTest(byte[] message);
-
-    static native byte[] timeVerify(long id, byte[] row, int n);
-
-    static native byte[] timeRun(long id, byte[][] rows, int n);
-
     /** This machine as the jar names its folders: {@code linux-x86_64}, {@code macos-aarch64}. */
     static String platform() {
         String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);

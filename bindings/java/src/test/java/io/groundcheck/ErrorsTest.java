@@ -85,11 +85,46 @@ class ErrorsTest {
     }
 
     @Test
-    void aPanicInsideRustIsAnInternalErrorAndTheJvmGoesOn() {
-        GroundcheckException e = fails(Kind.INTERNAL, () -> Groundcheck.panicForTest("boom"));
-        assertTrue(e.getMessage().contains("boom"), e.getMessage());
-        assertTrue(e.getMessage().contains("(at crates/groundcheck-jni/src/lib.rs:"), e.getMessage());
-        assertEquals(Status.SUPPORTED, VERIFIER.verifyInvocation(Support.row().build()).status());
+    void aPanicInsideRustIsAnInternalErrorAndTheJvmGoesOn() throws Exception {
+        // The hook is in the test-hooks library alone: a JVM of its own loads it from
+        // java.library.path (the library classes without the jar), as LoadingTest does.
+        String classes = System.getProperty("groundcheck.classes");
+        String tests = System.getProperty("groundcheck.test.classes");
+        String hooks = System.getProperty("groundcheck.hooks.native.dir");
+        assertTrue(classes != null && tests != null && hooks != null, "run by scripts/test-java.sh");
+        java.util.List<String> command = java.util.List.of(System.getProperty("java.home") + "/bin/java",
+                "-cp", classes + ":" + tests, "-Djava.library.path=" + hooks, "io.groundcheck.TestHooks", "boom");
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim();
+        assertEquals(0, p.waitFor(), out);
+        String[] lines = out.split("\n");
+        assertEquals(2, lines.length, out);
+        assertTrue(lines[0].startsWith("INTERNAL ") && lines[0].contains("boom"), out);
+        assertTrue(lines[0].contains("(at crates/groundcheck-jni/src/lib.rs:"), out);
+        assertEquals("SUPPORTED", lines[1], out);
+    }
+
+    @Test
+    void theReleaseJarCarriesNoHook() throws Exception {
+        // Neither the hooks' class nor their exports: javap would find no TestHooks in the jar,
+        // nm -D no Java_io_groundcheck_TestHooks_ symbol in its library.
+        try (java.util.jar.JarFile jar = new java.util.jar.JarFile(System.getProperty("groundcheck.jar"))) {
+            int libraries = 0;
+            for (java.util.jar.JarEntry entry : java.util.Collections.list(jar.entries())) {
+                assertTrue(!entry.getName().contains("TestHooks"), entry.getName());
+                if (entry.getName().startsWith("native/") && !entry.getName().endsWith(".txt") && !entry.isDirectory()) {
+                    byte[] library = jar.getInputStream(entry).readAllBytes();
+                    String text = new String(library, java.nio.charset.StandardCharsets.ISO_8859_1);
+                    for (String hook : new String[] {"TestHooks", "panicForTest", "timeVerify", "timeRun"}) {
+                        assertTrue(!text.contains(hook), entry.getName() + " exports " + hook);
+                    }
+                    assertTrue(text.contains("Java_io_groundcheck_Native_verifyRun"), entry.getName());
+                    libraries++;
+                }
+            }
+            assertTrue(libraries > 0, "the jar carries no library");
+        }
+        assertThrows(UnsatisfiedLinkError.class, () -> TestHooks.panic("boom"));
     }
 
     @Test
