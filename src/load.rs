@@ -143,7 +143,11 @@ pub fn verify_files(
             .into_par_iter()
             .map(|mut inv| {
                 let lookup = template.and_then(|template| {
-                    groundcheck_files::attach_one(template, &mut inv, policy.limits().get(groundcheck_core::Limit::OutputSize))
+                    groundcheck_files::attach_one(
+                        template,
+                        &mut inv,
+                        policy.limits().get(groundcheck_core::Limit::OutputSize),
+                    )
                 });
                 Checked {
                     verdict: verifier.verify(&inv),

@@ -43,8 +43,11 @@ pub async fn run(args: RunArgs<'_>, out: &mut Output) -> Result<u8, Failure> {
     let store =
         if args.write { database::open(args.url).await? } else { database::open_read_only(args.url).await? };
     let mut runs = read_runs(&store, &args.keys).await?;
-    let lookups =
-        groundcheck_files::attach(args.raw_outputs.as_ref(), &mut runs, args.policy.limits().get(groundcheck_core::Limit::OutputSize));
+    let lookups = groundcheck_files::attach(
+        args.raw_outputs.as_ref(),
+        &mut runs,
+        args.policy.limits().get(groundcheck_core::Limit::OutputSize),
+    );
     out.notes.extend(args.raw_outputs.as_ref().and_then(|t| lookups.counts.line(Some(t.as_str()))));
     let report = Verifier::new(args.policy).verify_runs(&runs);
     if let (true, false, Some(template)) = (args.write, args.write_without_raw_outputs, &args.raw_outputs) {

@@ -9,7 +9,7 @@
 
 use std::process::Command;
 
-use groundcheck_core::{Limit, resolve_text, Invocation, Json, Limits, Policy, RawOutput, Verifier};
+use groundcheck_core::{resolve_text, Invocation, Json, Limit, Limits, Policy, RawOutput, Verifier};
 
 /// The inputs: a name, the raw output's text, the paths its refs use, and the depth limit of
 /// the policy (the default, or raised to the query ceiling).
@@ -83,7 +83,8 @@ fn run(index: usize) {
         })
         .collect();
     let details = serde_json::json!({ "evidence_refs": refs }).to_string();
-    let policy = Policy::default().with_limits(Limits::default().with(Limit::Depth, max_depth as i128).unwrap());
+    let policy =
+        Policy::default().with_limits(Limits::default().with(Limit::Depth, max_depth as i128).unwrap());
     let invocation = Invocation {
         retrieval_details: Json::parse(&details).ok(),
         raw_output: Some(RawOutput::Text(text.clone())),

@@ -280,17 +280,23 @@ mod tests {
         assert_eq!(path.position().map(|p| (p.offset, p.line, p.column)), Some((3, 1, 4)));
         assert_eq!(path.to_string(), format!("invalid path at character 4: {}", path.message()));
 
-        let field = crate::Bundle::parse(r#"{"invocations": [{"id": 1, "tool_name": "t"}, {"id": 2}]}"#)
-            .unwrap_err();
+        let field =
+            crate::Bundle::parse(r#"{"invocations": [{"id": 1, "tool_name": "t"}, {"id": 2}]}"#).unwrap_err();
         assert_eq!((field.invocation(), field.field()), (Some(1), Some("tool_name")));
         let whole = crate::Bundle::parse(r#"{"invocations": [[]]}"#).unwrap_err();
-        assert_eq!((whole.invocation(), whole.field(), whole.place()), (Some(0), None, Some("$.invocations[0]")));
+        assert_eq!(
+            (whole.invocation(), whole.field(), whole.place()),
+            (Some(0), None, Some("$.invocations[0]"))
+        );
         let mut runs = crate::RunSet::default();
         let row = |id| crate::Invocation { id, tool_name: "t".into(), ..Default::default() };
         runs.push(row(1)).unwrap();
         runs.push(row(2)).unwrap();
         let twice = runs.push(row(1)).unwrap_err();
-        assert_eq!((twice.kind(), twice.invocation(), twice.field()), (ErrorKind::DuplicateId, Some(2), Some("id")));
+        assert_eq!(
+            (twice.kind(), twice.invocation(), twice.field()),
+            (ErrorKind::DuplicateId, Some(2), Some("id"))
+        );
 
         let setting = crate::Limits::default().with(crate::Limit::Depth, 0).unwrap_err();
         assert_eq!((setting.field(), setting.message()), (Some("max_depth"), "must be at least 1, not 0"));

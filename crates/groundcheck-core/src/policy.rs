@@ -128,7 +128,11 @@ impl Limits {
     /// number, a Python int, a Java long) so that no door narrows it first.
     pub fn set(&mut self, limit: Limit, value: i128) -> Result<&mut Limits, Error> {
         let value = usize::try_from(value).ok().filter(|&n| n >= 1).ok_or_else(|| {
-            Error::setting(ErrorKind::LimitSetting, limit.setting(), format!("must be at least 1, not {value}"))
+            Error::setting(
+                ErrorKind::LimitSetting,
+                limit.setting(),
+                format!("must be at least 1, not {value}"),
+            )
         })?;
         *match limit {
             Limit::OutputSize => &mut self.max_output_bytes,
@@ -339,7 +343,10 @@ mod tests {
             .unwrap()
             .with_limit(Limit::Refs, 3)
             .unwrap();
-        assert_eq!((policy.require(), policy.max_rung(), policy.min_score()), (Require::Any, Rung::Exact, Score::ONE));
+        assert_eq!(
+            (policy.require(), policy.max_rung(), policy.min_score()),
+            (Require::Any, Rung::Exact, Score::ONE)
+        );
         assert_eq!(policy.limits().get(Limit::Refs), 3);
     }
 }

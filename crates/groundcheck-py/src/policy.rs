@@ -2,7 +2,9 @@
 //! `--min-score` and limit flags, validated when built — a bad value raises
 //! `InvalidPolicyError` at construction, never at first use.
 
-use groundcheck_core::{Limit as CoreLimit, Limits as CoreLimits, Policy as CorePolicy, Require, Rung, Score};
+use groundcheck_core::{
+    Limit as CoreLimit, Limits as CoreLimits, Policy as CorePolicy, Require, Rung, Score,
+};
 use pyo3::prelude::*;
 
 use crate::errors::{from_core, guard};
@@ -124,7 +126,8 @@ impl Policy {
                 }
             };
             let limits = limits.map_or_else(CoreLimits::default, |l| l.0);
-            let policy = CorePolicy::default().with_require(require).with_max_rung(max_rung).with_limits(limits);
+            let policy =
+                CorePolicy::default().with_require(require).with_max_rung(max_rung).with_limits(limits);
             Ok(Policy(policy.with_min_score(min_score).map_err(|e| from_core(py, &e))?))
         })
     }
