@@ -111,7 +111,7 @@ pip_packages=(
   'psycopg[binary]'
   pymysql
   sqlalchemy
-  pydantic-ai-slim
+  'pydantic-ai-slim[mcp]'
   openai-agents
   google-genai
   langchain
