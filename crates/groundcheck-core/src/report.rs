@@ -290,8 +290,10 @@ pub struct Verdict {
     /// Warnings in the fixed order of [`Warning`]'s declaration.
     pub warnings: Vec<Warning>,
     /// For `malformed_details`: what is malformed (`evidence_refs is an object, not an
-    /// array`). In the JSON report as `malformed`, after `warnings` (added to schema v1).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// array`), for the texts a person or a model reads. Not in the JSON report: the same row
+    /// given as a bundle's JSON or as a driver's column text (a string that is not JSON) says
+    /// it in different words, and a report must be the same bytes from every door.
+    #[serde(skip)]
     pub malformed: Option<String>,
 }
 

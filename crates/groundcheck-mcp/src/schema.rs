@@ -143,10 +143,7 @@ fn verdict_schema() -> Value {
             "claim_agrees": or_null("boolean"),
             "source": {"enum": names(Source::ALL, Source::as_str)},
             "refs": {"type": "array", "items": reference},
-            "warnings": {"type": "array", "items": {"enum": names(Warning::ALL, Warning::as_str)}},
-            "malformed": {"type": "string",
-                          "description": "For malformed_details: what is malformed (evidence_refs is an object, \
-                                          not an array)."}
+            "warnings": {"type": "array", "items": {"enum": names(Warning::ALL, Warning::as_str)}}
         },
         "additionalProperties": false
     })

@@ -20,6 +20,7 @@ use groundcheck_core::{
 #[cfg(feature = "test-hooks")]
 use groundcheck_core::{Json, RawOutput};
 use groundcheck_files::Template;
+use groundcheck_host::Engine;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyByteArray, PyBytes, PyIterator, PyString};
@@ -42,11 +43,11 @@ pub struct Verifier {
 }
 
 /// What a verification needs, shared with the threads that do it (work handed over lives as
-/// long as it runs, even past a caller that gave up on it).
+/// long as it runs, even past a caller that gave up on it): the host layer's engine, which
+/// holds the verifier and the raw-output template.
 #[derive(Clone)]
 pub(crate) struct Work {
-    core: Arc<CoreVerifier>,
-    raw_outputs: Option<Arc<Template>>,
+    engine: Arc<Engine>,
 }
 
 /// Where a verifier's runs are verified.
@@ -111,12 +112,12 @@ fn all_small(chunk: &[Pending]) -> bool {
 
 impl Work {
     fn attach(&self, invocations: &mut [Invocation]) {
-        if let Some(template) = &self.raw_outputs {
-            let max = self.core.policy().limits().get(groundcheck_core::Limit::OutputSize);
-            for inv in invocations {
-                groundcheck_files::attach_one(template, inv, max);
-            }
-        }
+        invocations.iter_mut().for_each(|inv| self.engine.attach(inv));
+    }
+
+    /// The core's verifier.
+    fn core(&self) -> &CoreVerifier {
+        self.engine.verifier()
     }
 
     /// The verdict of `invocation` (`verify_batch`'s rows): its file looked up first, when the
@@ -124,7 +125,7 @@ impl Work {
     pub(crate) fn verify_invocation(&self, invocation: Invocation) -> CoreVerdict {
         let mut invocation = [invocation];
         self.attach(&mut invocation);
-        self.core.verify(&invocation[0])
+        self.core().verify(&invocation[0])
     }
 
     /// The verdict of a row read, with the keys of its run: its file looked up first, when
@@ -135,7 +136,7 @@ impl Work {
         let mut invocation = [invocation];
         self.attach(&mut invocation);
         let [invocation] = invocation;
-        let verdict = self.core.verify(&invocation);
+        let verdict = self.core().verify(&invocation);
         ((invocation.run_id, invocation.session_id, verdict), held)
     }
 
@@ -163,7 +164,7 @@ impl Work {
             runs.iter().flat_map(|run| run.invocations.iter().map(move |inv| (run, inv))).collect();
         let verdicts: Vec<Option<CoreVerdict>> = all
             .par_iter()
-            .map(|(_, inv)| (!engine::cancelled(cancel)).then(|| self.core.verify(inv)))
+            .map(|(_, inv)| (!engine::cancelled(cancel)).then(|| self.core().verify(inv)))
             .collect();
         let mut set = VerdictSet::default();
         for ((run, _), verdict) in all.iter().zip(verdicts) {
@@ -354,8 +355,7 @@ impl Verifier {
                 }
             };
             let policy = policy.map_or_else(groundcheck_core::Policy::default, |p| p.0);
-            let work =
-                Work { core: Arc::new(CoreVerifier::new(policy)), raw_outputs: raw_outputs.map(Arc::new) };
+            let work = Work { engine: Arc::new(Engine::new(policy, raw_outputs, None)) };
             Ok(Verifier { work, threads })
         })
     }
@@ -363,7 +363,7 @@ impl Verifier {
     /// The policy verdicts are decided under.
     #[getter]
     fn policy(&self) -> PyResult<Policy> {
-        guard("Verifier.policy", || Ok(Policy(*self.work.core.policy())))
+        guard("Verifier.policy", || Ok(Policy(*self.work.core().policy())))
     }
 
     /// How many threads verify a run: `None` for one a core (the package's pool), `1` for one
@@ -379,7 +379,7 @@ impl Verifier {
         guard("Verifier.verify_invocation", || {
             let pending = read_row(py, row, None)?;
             let ((_, _, verdict), held) =
-                if pending.small() && self.work.raw_outputs.is_none() && crate::inline::allowed() {
+                if pending.small() && self.work.engine.raw_outputs().is_none() && crate::inline::allowed() {
                     // Small: verified on the calling thread. Text to parse is verified with the GIL
                     // let go: two threads scale on it. A row given as Python values was built while
                     // read, with the GIL held; the rest of its work is shorter than a hand-over of
@@ -474,7 +474,7 @@ impl Verifier {
             let seconds = engine::run(py, &self.pool(py)?, &cancel, move || {
                 let started = std::time::Instant::now();
                 for _ in 0..n {
-                    std::hint::black_box(work.core.verify(std::hint::black_box(&invocation)));
+                    std::hint::black_box(work.core().verify(std::hint::black_box(&invocation)));
                 }
                 started.elapsed().as_secs_f64()
             })?;
@@ -515,7 +515,7 @@ impl Verifier {
                     let report = if one {
                         let all = runs.iter().flat_map(|r| r.invocations.iter().map(move |i| (r, i)));
                         let verdicts: Vec<Keyed> = all
-                            .map(|(r, i)| (r.run_id.clone(), r.session_id.clone(), work.core.verify(i)))
+                            .map(|(r, i)| (r.run_id.clone(), r.session_id.clone(), work.core().verify(i)))
                             .collect();
                         into_report(verdicts).ok()
                     } else {
@@ -555,7 +555,7 @@ impl Verifier {
 
     fn __repr__(&self) -> PyResult<String> {
         guard("Verifier.__repr__", || {
-            let policy = Policy(*self.work.core.policy()).__repr__()?;
+            let policy = Policy(*self.work.core().policy()).__repr__()?;
             Ok(match self.thread_count() {
                 None => format!("Verifier({policy})"),
                 Some(n) => format!("Verifier({policy}, threads={n})"),

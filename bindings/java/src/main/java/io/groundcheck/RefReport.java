@@ -21,6 +21,10 @@ import java.util.Map;
  * @param limit for a {@code limit_exceeded} ref, the limit it hit as the report names it
  *     ({@code output_size}, {@code depth}, {@code text_length}, {@code path_length},
  *     {@code nodes}, {@code refs}): which bound would let the ref be checked
+ * @param pathError for an {@code invalid_path} ref (and a {@code limit_exceeded} one whose path
+ *     passes a limit of its own), why, and where in the path
+ * @param malformed for a {@code malformed_ref}, what is wrong with it
+ *     ({@code raw_path is a number, not a string})
  */
 public record RefReport(
         int index,
@@ -33,7 +37,9 @@ public record RefReport(
         Boolean inPreview,
         Nearest nearest,
         String elsewhere,
-        String limit) {
+        String limit,
+        PathError pathError,
+        String malformed) {
 
     /** Whether the ref verified. */
     public boolean verified() {
@@ -54,7 +60,9 @@ public record RefReport(
                 (Boolean) m.get("in_preview"),
                 Nearest.of(m.get("nearest")),
                 Json.str(m.get("elsewhere")),
-                Json.str(m.get("limit")));
+                Json.str(m.get("limit")),
+                PathError.of(m.get("path_error")),
+                Json.str(m.get("malformed")));
     }
 
     /** The ref object of the report schema, fields in its order, absent ones left out. */
@@ -84,6 +92,12 @@ public record RefReport(
         }
         if (limit != null) {
             m.put("limit", limit);
+        }
+        if (pathError != null) {
+            m.put("path_error", pathError.tree());
+        }
+        if (malformed != null) {
+            m.put("malformed", malformed);
         }
         return m;
     }
