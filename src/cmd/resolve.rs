@@ -2,7 +2,8 @@
 
 use std::path::Path;
 
-use groundcheck_core::{resolve_text_with, ErrorKind, Limit, Limits};
+use groundcheck_core::{ErrorKind, Limit, Limits, Policy};
+use groundcheck_host::{Engine, HostError};
 
 use crate::failure::{display, Failure};
 use crate::load;
@@ -12,11 +13,17 @@ pub fn resolve(path: &str, file: &Path, limits: &Limits, out: &mut Vec<u8>) -> R
     // A text that is not JSON resolves on its JSON Lines or YAML view, when it has one, under
     // the given limits: past one (a path selecting more than the node limit, `$[*,*][*,*]…`
     // included, is refused before its nodes are built) the line names it.
-    let nodes = resolve_text_with(path, &text, limits).map_err(|e| match e.kind() {
-        ErrorKind::Path | ErrorKind::PathLimit | ErrorKind::Limit(Limit::PathLength) => {
-            Failure::input(format!("--path {path:?}: {e}"))
-        }
-        _ => Failure::input(format!("{}: {e}", display(file))),
+    // The host layer's resolve, as every door's: on the engine's threads when the text or the
+    // path may nest deeply.
+    let engine = Engine::new(Policy::default().with_limits(*limits), None, Some(1));
+    let nodes = engine.resolve(&text, path).map_err(|e| match e {
+        HostError::Core(e) => match e.kind() {
+            ErrorKind::Path | ErrorKind::PathLimit | ErrorKind::Limit(Limit::PathLength) => {
+                Failure::input(format!("--path {path:?}: {e}"))
+            }
+            _ => Failure::input(format!("{}: {e}", display(file))),
+        },
+        other => Failure::input(other.to_string()),
     })?;
     let mut text = String::from("[");
     for (i, node) in nodes.iter().enumerate() {
