@@ -28,7 +28,7 @@
 
 use std::sync::Arc;
 
-use groundcheck_core::{Invocation, Json, RawOutput, SharedText};
+use groundcheck_core::{Cell, Column, ColumnType, Invocation, Json, RawOutput, SharedText};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyBool, PyByteArray, PyBytes, PyInt, PyMemoryView, PyString};
@@ -102,22 +102,11 @@ impl JsonColumn {
     }
 }
 
-/// The text columns of a row, in [`Pending::texts`].
-#[derive(Clone, Copy)]
-enum TextColumn {
-    SessionId,
-    RunId,
-    ToolName,
-    OutputPreview,
-    RetrievalLayer,
-    RelevanceLevel,
-    DedupReason,
-    ErrorMessage,
-    CreatedAt,
-    RawOutputText,
-}
+/// Where a text is kept while the row is read: the table's text columns at their own
+/// [`Column`]'s index, `raw_output_text` after them.
+const RAW_OUTPUT_TEXT: usize = Column::ALL.len();
 
-const TEXTS: usize = TextColumn::RawOutputText as usize + 1;
+const TEXTS: usize = RAW_OUTPUT_TEXT + 1;
 
 /// A row read from Python: its text columns still the `str` objects (their UTF-8 not copied
 /// yet), its JSON columns given as text not parsed yet.
@@ -186,7 +175,7 @@ impl Pending {
     /// documents while it was read (with the GIL held), and what is left of its work is
     /// shorter than handing the GIL to a waiting thread and taking it back.
     pub fn parses_text(&self) -> bool {
-        self.texts[TextColumn::RawOutputText as usize].is_some()
+        self.texts[RAW_OUTPUT_TEXT].is_some()
             || self.raw_bytes.is_some()
             || matches!(self.retrieval_details, Some(JsonColumn::Text(_) | JsonColumn::Owned(_)))
     }
@@ -210,7 +199,7 @@ impl Pending {
             ..
         } = self;
         invocation.raw_output = raw_value.map(RawOutput::Json).or(raw_bytes.map(RawOutput::Text));
-        let raw = texts[TextColumn::RawOutputText as usize].take().map(Arc::new);
+        let raw = texts[RAW_OUTPUT_TEXT].take().map(Arc::new);
         copy_texts(&mut invocation, &texts, created_at);
         if let Some(raw) = &raw {
             let owner: Arc<dyn AsRef<str> + Send + Sync> = raw.clone();
@@ -240,7 +229,7 @@ impl Pending {
         // A Rust program holds a tool's output as the text a database or the tool gave it.
         invocation.raw_output =
             raw_value.map(|json| RawOutput::Text(json.to_json_string())).or(raw_bytes.map(RawOutput::Text));
-        let raw = texts[TextColumn::RawOutputText as usize].take();
+        let raw = texts[RAW_OUTPUT_TEXT].take();
         copy_texts(&mut invocation, &texts, created_at);
         if let Some(raw) = &raw {
             invocation.raw_output = Some(RawOutput::Text(String::from(&**raw)));
@@ -256,19 +245,17 @@ impl Pending {
     }
 }
 
-/// The text columns (but the raw output's) copied into `inv`.
+/// The text columns (but the raw output's) copied into `inv`, each where the core's table
+/// puts it; `created_at` given as a date is its ISO text.
 fn copy_texts(inv: &mut Invocation, texts: &[Option<PyBackedStr>; TEXTS], created_at: Option<String>) {
-    let copy = |column: TextColumn| texts[column as usize].as_deref().map(String::from);
-    inv.session_id = copy(TextColumn::SessionId);
-    inv.run_id = copy(TextColumn::RunId);
-    // Required: a row without it was refused when read.
-    inv.tool_name = copy(TextColumn::ToolName).unwrap_or_default();
-    inv.output_preview = copy(TextColumn::OutputPreview);
-    inv.retrieval_layer = copy(TextColumn::RetrievalLayer);
-    inv.relevance_level = copy(TextColumn::RelevanceLevel);
-    inv.dedup_reason = copy(TextColumn::DedupReason);
-    inv.error_message = copy(TextColumn::ErrorMessage);
-    inv.created_at = created_at.or_else(|| copy(TextColumn::CreatedAt));
+    for column in Column::ALL.into_iter().filter(|c| c.ty() == ColumnType::Text) {
+        let text = texts[column as usize].as_deref().map_or(Cell::Null, |t| Cell::Text(String::from(t)));
+        // Checked when read: a text in a text column, and the required one present.
+        let _ = inv.set(column, text);
+    }
+    if created_at.is_some() {
+        inv.created_at = created_at;
+    }
 }
 
 /// Reads `row` (a mapping of `tool_invocation` columns).
@@ -293,48 +280,47 @@ pub fn read(row: &Bound<'_, PyAny>) -> Result<Pending, RowError> {
         let field = key.as_ref();
         let inv = &mut pending.invocation;
         let texts = &mut pending.texts;
-        let mut text = |column: TextColumn, value| -> Result<(), RowError> {
-            texts[column as usize] = string(value, field)?;
+        let mut text = |slot: usize, value| -> Result<(), RowError> {
+            texts[slot] = string(value, field)?;
             Ok(())
         };
         let v = &value;
-        match field {
-            "id" => id = integer(v, field, Column::BigInt)?,
-            "session_id" => text(TextColumn::SessionId, value)?,
-            "run_id" => text(TextColumn::RunId, value)?,
-            "step_id" => inv.step_id = integer(v, field, Column::BigInt)?,
-            "tool_name" => text(TextColumn::ToolName, value)?,
-            "input_params" => {
-                pending.input_params = json_column(value, field, &mut pending.shape, &mut inv.invalid_utf8)?
-            }
-            "output_preview" => text(TextColumn::OutputPreview, value)?,
-            "output_length" => inv.output_length = integer(v, field, Column::Int)?,
-            "retrieval_layer" => text(TextColumn::RetrievalLayer, value)?,
-            "l0_match_count" => inv.l0_match_count = integer(v, field, Column::Int)?,
-            "l1_match_count" => inv.l1_match_count = integer(v, field, Column::Int)?,
-            "is_truncated" => inv.is_truncated = boolean(v, field)?,
-            "relevance_level" => text(TextColumn::RelevanceLevel, value)?,
-            "dedup_reason" => text(TextColumn::DedupReason, value)?,
-            "retrieval_details" => {
-                pending.retrieval_details =
-                    json_column(value, field, &mut pending.shape, &mut inv.invalid_utf8)?
-            }
-            "duration_ms" => inv.duration_ms = integer(v, field, Column::Int)?,
-            "success" => inv.success = boolean(v, field)?,
-            "error_message" => text(TextColumn::ErrorMessage, value)?,
-            "created_at" => {
+        match (field, Column::named(field)) {
+            (_, Some(Column::CreatedAt)) => {
                 // The text a DB driver returns first: a `str` is no date, no class to ask.
                 if value.is_instance_of::<PyString>() || value.is_none() {
                     pending.created_at = None;
-                    text(TextColumn::CreatedAt, value)?;
+                    text(Column::CreatedAt as usize, value)?;
                 } else {
                     pending.created_at = created_at(v)?;
-                    text(TextColumn::CreatedAt, v.py().None().into_bound(v.py()))?;
+                    text(Column::CreatedAt as usize, v.py().None().into_bound(v.py()))?;
                 }
             }
-            // SQL NULL: no raw output (a JSON `null` document is the text "null").
-            "raw_output" | "raw_output_text" if value.is_none() => {}
-            "raw_output" | "raw_output_text" => {
+            (_, Some(column)) => match column.ty() {
+                ColumnType::Text => text(column as usize, value)?,
+                ColumnType::Json => {
+                    let read = json_column(value, field, &mut pending.shape, &mut inv.invalid_utf8)?;
+                    match column {
+                        Column::InputParams => pending.input_params = read,
+                        _ => pending.retrieval_details = read,
+                    }
+                }
+                ColumnType::Bigint | ColumnType::Int if column == Column::Id => {
+                    id = integer(v, field, column)?
+                }
+                ColumnType::Bigint | ColumnType::Int => {
+                    let n = integer(v, field, column)?;
+                    inv.set(column, n.map_or(Cell::Null, Cell::Integer))
+                        .map_err(|e| RowError::at(field, e.message()))?
+                }
+                ColumnType::Boolean => {
+                    let b = boolean(v, field)?;
+                    inv.set(column, b.map_or(Cell::Null, Cell::Bool))
+                        .map_err(|e| RowError::at(field, e.message()))?
+                }
+            },
+            ("raw_output" | "raw_output_text", None) if value.is_none() => {}
+            ("raw_output" | "raw_output_text", None) => {
                 pending.raw_given += 1;
                 if let Some(decoded) = column_bytes(v).map_err(|e| RowError::of(field, e))? {
                     pending.shape.text(&decoded.text);
@@ -342,7 +328,7 @@ pub fn read(row: &Bound<'_, PyAny>) -> Result<Pending, RowError> {
                     pending.raw_bytes = Some(decoded.text);
                 } else if value.is_instance_of::<PyString>() {
                     // The output's exact text, as `raw_output_text` (shaped with the texts).
-                    text(TextColumn::RawOutputText, value)?;
+                    text(RAW_OUTPUT_TEXT, value)?;
                 } else if field == "raw_output_text" {
                     return Err(RowError::at(
                         field,
@@ -365,7 +351,7 @@ pub fn read(row: &Bound<'_, PyAny>) -> Result<Pending, RowError> {
     for (column, text) in pending.texts.iter().enumerate() {
         match text {
             // The one text column parsed; the others are only copied or searched.
-            Some(text) if column == TextColumn::RawOutputText as usize => pending.shape.text(text),
+            Some(text) if column == RAW_OUTPUT_TEXT => pending.shape.text(text),
             Some(text) => pending.shape.plain(text),
             None => {}
         }
@@ -374,7 +360,7 @@ pub fn read(row: &Bound<'_, PyAny>) -> Result<Pending, RowError> {
         return Err(RowError::at("raw_output", "raw_output and raw_output_text are both given; keep one"));
     }
     pending.invocation.id = id.ok_or_else(|| RowError::at("id", "required integer is missing"))?;
-    if pending.texts[TextColumn::ToolName as usize].is_none() {
+    if pending.texts[Column::ToolName as usize].is_none() {
         return Err(RowError::at("tool_name", "required string is missing"));
     }
     Ok(pending)
@@ -431,39 +417,25 @@ fn boolean(value: &Bound<'_, PyAny>, field: &str) -> Result<Option<bool>, RowErr
     Err(RowError::at(field, format!("must be True, False, 0, 1 or None, not {}", what(value))))
 }
 
-/// The SQL type of an integer column, which bounds it.
-#[derive(Clone, Copy)]
-enum Column {
-    /// BIGINT: within i64.
-    BigInt,
-    /// INT: within i32, so every database accepts it.
-    Int,
-}
-
 /// An integer column: an `int` (not a `bool`), or a `Decimal` without fraction, within the
 /// column's type; or `None`.
 fn integer(value: &Bound<'_, PyAny>, field: &str, column: Column) -> Result<Option<i64>, RowError> {
     if value.is_none() {
         return Ok(None);
     }
-    let (min, max, name) = match column {
-        Column::BigInt => (i64::MIN, i64::MAX, "BIGINT (i64)"),
-        Column::Int => (i32::MIN.into(), i32::MAX.into(), "INT (i32)"),
-    };
-    let parsed: Result<i64, String> = if value.is_instance_of::<PyInt>() && !value.is_instance_of::<PyBool>()
-    {
-        value.extract::<i64>().map_err(|_| value.str().map_or_else(|_| "an int".into(), |s| s.to_string()))
+    // The digits as written, so that a number past i64 is named as given; the core's table
+    // bounds the column.
+    let digits = if value.is_instance_of::<PyInt>() && !value.is_instance_of::<PyBool>() {
+        match value.extract::<i64>() {
+            Ok(n) => return column.check_integer(n).map(Some).map_err(|e| RowError::at(field, e.message())),
+            Err(_) => value.str().map_or_else(|_| "an int".into(), |s| s.to_string()),
+        }
     } else if classes(value.py())?.is_decimal(value)? {
-        let digits = decimal_text(value).map_err(|e| RowError::of(field, e))?;
-        digits.parse::<i64>().map_err(|_| digits)
+        decimal_text(value).map_err(|e| RowError::of(field, e))?
     } else {
         return Err(RowError::at(field, format!("must be an int or None, not {}", what(value))));
     };
-    match parsed {
-        Ok(n) if (min..=max).contains(&n) => Ok(Some(n)),
-        Ok(n) => Err(RowError::at(field, format!("{n} is not an integer within {name}"))),
-        Err(digits) => Err(RowError::at(field, format!("{digits} is not an integer within {name}"))),
-    }
+    column.integer_text(&digits).map(Some).map_err(|e| RowError::at(field, e.message()))
 }
 
 /// A JSON column: a `str` (or bytes, decoded as [`column_bytes`] says, `lossy` set when they
