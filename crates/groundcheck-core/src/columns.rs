@@ -87,7 +87,7 @@ impl Column {
     ];
 
     /// The column's name in the table.
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             Column::Id => "id",
             Column::SessionId => "session_id",
@@ -117,7 +117,7 @@ impl Column {
     }
 
     /// What the column holds. `created_at` is text: a time as the row gave it.
-    pub fn ty(self) -> ColumnType {
+    pub const fn ty(self) -> ColumnType {
         match self {
             Column::Id | Column::StepId => ColumnType::Bigint,
             Column::OutputLength | Column::L0MatchCount | Column::L1MatchCount | Column::DurationMs => {
@@ -138,7 +138,7 @@ impl Column {
     }
 
     /// Whether every row must have it: `id` and `tool_name`.
-    pub fn required(self) -> bool {
+    pub const fn required(self) -> bool {
         matches!(self, Column::Id | Column::ToolName)
     }
 
@@ -146,16 +146,26 @@ impl Column {
     /// an integer within INT (i32)`. Readers that meet the number as text (a bundle, a JSON
     /// row) give the text, so that a number past i64 is named as written.
     pub fn check_integer(self, n: i64) -> Result<i64, Error> {
-        self.integer_text(&n.to_string())
+        let (min, max) = self.bounds();
+        if (min..=max).contains(&n) {
+            Ok(n)
+        } else {
+            Err(self.error(format!("{n} is not {}", self.ty().expected())))
+        }
+    }
+
+    /// The smallest and largest integer the column holds (i64's own for a text column).
+    fn bounds(self) -> (i64, i64) {
+        match self.ty() {
+            ColumnType::Int => (i64::from(i32::MIN), i64::from(i32::MAX)),
+            _ => (i64::MIN, i64::MAX),
+        }
     }
 
     /// The number written as `text` if it is an integer the column can hold (no fraction, no
     /// exponent), else the error naming the text.
     pub fn integer_text(self, text: &str) -> Result<i64, Error> {
-        let (min, max) = match self.ty() {
-            ColumnType::Int => (i64::from(i32::MIN), i64::from(i32::MAX)),
-            _ => (i64::MIN, i64::MAX),
-        };
+        let (min, max) = self.bounds();
         text.parse::<i64>()
             .ok()
             .filter(|n| (min..=max).contains(n))

@@ -42,7 +42,7 @@ use arrow_array::{
     StringArray,
 };
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
-use groundcheck_core::{Invocation, Json, RawOutput, RunSet, Verdict};
+use groundcheck_core::{Cell, Column, ColumnType, Invocation, Json, RawOutput, RunSet, Verdict};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 use pyo3_arrow::input::AnyRecordBatch;
@@ -119,54 +119,38 @@ enum Kind {
     Time,
 }
 
-/// The columns a row may have, in the table's order, with what each holds.
-const COLUMNS: [(&str, Kind); 21] = [
-    ("id", Kind::BigInt),
-    ("session_id", Kind::Text),
-    ("run_id", Kind::Text),
-    ("step_id", Kind::BigInt),
-    ("tool_name", Kind::Text),
-    ("input_params", Kind::JsonText),
-    ("output_preview", Kind::Text),
-    ("output_length", Kind::Int),
-    ("retrieval_layer", Kind::Text),
-    ("l0_match_count", Kind::Int),
-    ("l1_match_count", Kind::Int),
-    ("is_truncated", Kind::Bool),
-    ("relevance_level", Kind::Text),
-    ("dedup_reason", Kind::Text),
-    ("retrieval_details", Kind::JsonText),
-    ("duration_ms", Kind::Int),
-    ("success", Kind::Bool),
-    ("error_message", Kind::Text),
-    ("created_at", Kind::Time),
-    ("raw_output", Kind::RawText),
-    ("raw_output_text", Kind::RawText),
-];
+/// The columns a row may have: the core's table ([`Column::ALL`], at each column's own index),
+/// then `raw_output` and `raw_output_text`, with what each holds. A column the core adds is
+/// read here with no change.
+const COLUMNS: [(&str, Kind); Column::ALL.len() + 2] = {
+    let mut columns = [("", Kind::Text); Column::ALL.len() + 2];
+    let mut i = 0;
+    while i < Column::ALL.len() {
+        let column = Column::ALL[i];
+        let kind = match (column, column.ty()) {
+            (Column::CreatedAt, _) => Kind::Time,
+            (_, ColumnType::Bigint) => Kind::BigInt,
+            (_, ColumnType::Int) => Kind::Int,
+            (_, ColumnType::Boolean) => Kind::Bool,
+            (_, ColumnType::Json) => Kind::JsonText,
+            (_, ColumnType::Text) => Kind::Text,
+        };
+        columns[i] = (column.name(), kind);
+        i += 1;
+    }
+    columns[at::RAW_OUTPUT] = ("raw_output", Kind::RawText);
+    columns[at::RAW_OUTPUT_TEXT] = ("raw_output_text", Kind::RawText);
+    columns
+};
 
 /// Positions in [`COLUMNS`] the reading code names.
 mod at {
-    pub const ID: usize = 0;
-    pub const SESSION_ID: usize = 1;
-    pub const RUN_ID: usize = 2;
-    pub const STEP_ID: usize = 3;
-    pub const TOOL_NAME: usize = 4;
-    pub const INPUT_PARAMS: usize = 5;
-    pub const OUTPUT_PREVIEW: usize = 6;
-    pub const OUTPUT_LENGTH: usize = 7;
-    pub const RETRIEVAL_LAYER: usize = 8;
-    pub const L0: usize = 9;
-    pub const L1: usize = 10;
-    pub const IS_TRUNCATED: usize = 11;
-    pub const RELEVANCE_LEVEL: usize = 12;
-    pub const DEDUP_REASON: usize = 13;
-    pub const RETRIEVAL_DETAILS: usize = 14;
-    pub const DURATION_MS: usize = 15;
-    pub const SUCCESS: usize = 16;
-    pub const ERROR_MESSAGE: usize = 17;
-    pub const CREATED_AT: usize = 18;
-    pub const RAW_OUTPUT: usize = 19;
-    pub const RAW_OUTPUT_TEXT: usize = 20;
+    use groundcheck_core::Column;
+
+    pub const ID: usize = Column::Id as usize;
+    pub const TOOL_NAME: usize = Column::ToolName as usize;
+    pub const RAW_OUTPUT: usize = Column::ALL.len();
+    pub const RAW_OUTPUT_TEXT: usize = Column::ALL.len() + 1;
 }
 
 /// For each of [`COLUMNS`], the position of the input's column holding it, if any: checked
@@ -453,41 +437,29 @@ fn row(
     let bad = |column: usize, problem: String| Problem::Row(Some(row), COLUMNS[column].0, problem);
     for (column, get) in &readers.ints {
         let Some(n) = get(i) else { continue };
-        let (min, max, name) = match COLUMNS[*column].1 {
-            Kind::BigInt => (i128::from(i64::MIN), i128::from(i64::MAX), "BIGINT (i64)"),
-            Kind::Int => (i128::from(i32::MIN), i128::from(i32::MAX), "INT (i32)"),
-            _ => (0, 1, ""), // a boolean held as an integer
-        };
-        if !(min..=max).contains(&n) {
-            return Err(bad(
-                *column,
-                match COLUMNS[*column].1 {
-                    Kind::Bool => format!("must be true, false, 0, 1 or null, not {n}"),
-                    _ => format!("{n} is not an integer within {name}"),
-                },
-            ));
+        let Some(&core) = Column::ALL.get(*column) else { continue };
+        if COLUMNS[*column].1 == Kind::Bool {
+            // A boolean held as an integer: 0 or 1 only.
+            if !(0..=1).contains(&n) {
+                return Err(bad(*column, format!("must be true, false, 0, 1 or null, not {n}")));
+            }
+            inv.set(core, Cell::Bool(n == 1)).map_err(|e| bad(*column, e.message().to_string()))?;
+            continue;
         }
-        let n = n as i64; // within i64: checked above
-        match *column {
-            at::ID => id = Some(n),
-            at::STEP_ID => inv.step_id = Some(n),
-            at::OUTPUT_LENGTH => inv.output_length = Some(n),
-            at::L0 => inv.l0_match_count = Some(n),
-            at::L1 => inv.l1_match_count = Some(n),
-            at::DURATION_MS => inv.duration_ms = Some(n),
-            at::IS_TRUNCATED => inv.is_truncated = Some(n == 1),
-            at::SUCCESS => inv.success = Some(n == 1),
-            _ => {}
+        // The core's table bounds the column (a number past i64 named as it is).
+        let n = i64::try_from(n)
+            .map_or_else(|_| core.integer_text(&n.to_string()), |n| core.check_integer(n))
+            .map_err(|e| bad(*column, e.message().to_string()))?;
+        match core {
+            Column::Id => id = Some(n),
+            _ => inv.set(core, Cell::Integer(n)).map_err(|e| bad(*column, e.message().to_string()))?,
         }
     }
-    for column in [at::IS_TRUNCATED, at::SUCCESS] {
-        if let Some(position) = plan[column] {
+    for column in Column::ALL.into_iter().filter(|c| c.ty() == ColumnType::Boolean) {
+        if let Some(position) = plan[column as usize] {
             if let Some(values) = batch.column(position).as_boolean_opt() {
-                let value = boolean(values, i);
-                match column {
-                    at::IS_TRUNCATED => inv.is_truncated = value,
-                    _ => inv.success = value,
-                }
+                let value = boolean(values, i).map_or(Cell::Null, Cell::Bool);
+                inv.set(column, value).map_err(|e| bad(column as usize, e.message().to_string()))?;
             }
         }
     }
@@ -495,27 +467,23 @@ fn row(
     for (column, get) in &readers.texts {
         let Some(bytes) = get(i) else { continue };
         let value = text(bytes, &mut lossy);
-        let owned = || Some(value.clone().into_owned());
         match *column {
-            at::SESSION_ID => inv.session_id = owned(),
-            at::RUN_ID => inv.run_id = owned(),
-            at::TOOL_NAME => {
-                tool = true;
-                inv.tool_name = value.into_owned();
-            }
-            at::INPUT_PARAMS => inv.input_params = Json::from_column(&value),
-            at::OUTPUT_PREVIEW => inv.output_preview = owned(),
-            at::RETRIEVAL_LAYER => inv.retrieval_layer = owned(),
-            at::RELEVANCE_LEVEL => inv.relevance_level = owned(),
-            at::DEDUP_REASON => inv.dedup_reason = owned(),
-            at::RETRIEVAL_DETAILS => inv.retrieval_details = Json::from_column(&value),
-            at::ERROR_MESSAGE => inv.error_message = owned(),
-            at::CREATED_AT => inv.created_at = owned(),
             at::RAW_OUTPUT | at::RAW_OUTPUT_TEXT => {
                 raw_given += 1;
                 inv.raw_output = Some(RawOutput::Text(value.into_owned()));
             }
-            _ => {}
+            at::TOOL_NAME => {
+                tool = true;
+                inv.tool_name = value.into_owned();
+            }
+            _ => {
+                let Some(&core) = Column::ALL.get(*column) else { continue };
+                let cell = match core.ty() {
+                    ColumnType::Json => Json::from_column(&value).map_or(Cell::Null, Cell::Json),
+                    _ => Cell::Text(value.into_owned()),
+                };
+                inv.set(core, cell).map_err(|e| bad(*column, e.message().to_string()))?;
+            }
         }
     }
     inv.invalid_utf8 = lossy;
