@@ -17,15 +17,21 @@ use crate::threads::Threads;
 pub struct Engine {
     verifier: Verifier,
     raw_outputs: Option<Template>,
-    threads: Threads,
+    /// A pool of its own when a thread count was given; else the process's shared one.
+    own_threads: Option<Threads>,
 }
 
 impl Engine {
     /// An engine under `policy`, raw outputs looked up through `raw_outputs` when a row has
     /// none of its own, verifying on `threads` threads (`None`: one a core). No thread is
-    /// started before the first call that needs one.
+    /// started before the first call that needs one; engines without a count share the
+    /// process's pool ([`Threads::shared`]).
     pub fn new(policy: Policy, raw_outputs: Option<Template>, threads: Option<usize>) -> Engine {
-        Engine { verifier: Verifier::new(policy), raw_outputs, threads: Threads::new(threads) }
+        Engine {
+            verifier: Verifier::new(policy),
+            raw_outputs,
+            own_threads: threads.map(|n| Threads::new(Some(n))),
+        }
     }
 
     /// The policy verdicts are decided under.
@@ -41,7 +47,7 @@ impl Engine {
     /// The engine's threads, for a door that waits on them its own way (Python lets signal
     /// handlers run while it waits).
     pub fn threads(&self) -> &Threads {
-        &self.threads
+        self.own_threads.as_ref().unwrap_or_else(|| Threads::shared())
     }
 
     /// The core's verifier, for a door that drives it itself (a stream verified while it is
@@ -73,7 +79,7 @@ impl Engine {
         if inline && self.raw_outputs.is_none() {
             Ok(work())
         } else {
-            self.threads.install(work)
+            self.threads().install(work)
         }
     }
 
@@ -93,7 +99,7 @@ impl Engine {
         }
         let mut runs = runs.into_runs();
         let max = self.policy().limits().get(Limit::OutputSize);
-        self.threads.install(|| {
+        self.threads().install(|| {
             groundcheck_files::attach(self.raw_outputs.as_ref(), &mut runs, max);
             self.verifier.verify_runs(&runs)
         })
@@ -110,7 +116,7 @@ impl Engine {
     pub fn resolve(&self, document: &str, path: &str) -> Result<Vec<ResolvedNode>, HostError> {
         let limits = self.policy().limits();
         let work = || resolve_text_with(path, document, &limits);
-        let resolved = if runs_inline([document, path]) { work() } else { self.threads.install(work)? };
+        let resolved = if runs_inline([document, path]) { work() } else { self.threads().install(work)? };
         Ok(resolved?)
     }
 }

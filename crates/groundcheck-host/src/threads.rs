@@ -34,7 +34,17 @@ struct Built {
     pool: Arc<rayon::ThreadPool>,
 }
 
+/// The pool every engine without a thread count of its own shares: one a core, built once a
+/// process, so that a host making many engines (a Java `Verifier` each, an MCP policy each)
+/// does not start a pool for each.
+static SHARED: Threads = Threads::new(None);
+
 impl Threads {
+    /// The process's shared pool (one thread a core).
+    pub fn shared() -> &'static Threads {
+        &SHARED
+    }
+
     /// `count` threads (`None`: one a core), not started yet.
     pub const fn new(count: Option<usize>) -> Threads {
         Threads { count, built: Mutex::new(None) }
@@ -99,5 +109,14 @@ mod tests {
         let deep = threads.install(|| std::hint::black_box([1u8; 4 << 20]).len()).unwrap();
         assert_eq!(deep, 4 << 20);
         assert!(Arc::ptr_eq(&threads.pool().unwrap(), &threads.pool().unwrap()), "built once a process");
+    }
+
+    #[test]
+    fn engines_without_a_count_share_one_pool() {
+        let policy = groundcheck_core::Policy::default();
+        let (a, b) = (crate::Engine::new(policy, None, None), crate::Engine::new(policy, None, None));
+        assert!(Arc::ptr_eq(&a.threads().pool().unwrap(), &b.threads().pool().unwrap()));
+        let own = crate::Engine::new(policy, None, Some(1));
+        assert!(!Arc::ptr_eq(&a.threads().pool().unwrap(), &own.threads().pool().unwrap()));
     }
 }
