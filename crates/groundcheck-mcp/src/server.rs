@@ -3,7 +3,6 @@
 //! under a panic guard, at most [`Server::concurrent_calls`] at once, and a cancelled call's
 //! answer is dropped by rmcp.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use groundcheck_files::Template;
@@ -59,7 +58,7 @@ impl Server {
         std::thread::available_parallelism().map_or(2, |n| n.get())
     }
 
-    /// Runs `work` on the blocking pool with a panic caught, unless the call is cancelled
+    /// Runs `work` on the blocking pool with a panic caught by the host layer's guard, unless the call is cancelled
     /// first.
     async fn blocking(
         &self,
@@ -79,12 +78,15 @@ impl Server {
                 .map_err(|_| McpError::internal_error("shutting down", None))?;
             let joined = tokio::task::spawn_blocking(move || {
                 let _held = (permit, slot);
-                catch_unwind(AssertUnwindSafe(work))
+                groundcheck_host::guard(|| Ok(work()))
             })
             .await;
             Ok(match joined {
                 Ok(Ok(result)) => result_of(result, raw.as_ref()),
-                Ok(Err(payload)) => panicked(payload.as_ref()),
+                Ok(Err(e)) => {
+                    crate::log(&format!("a tool call panicked: {e}"));
+                    tool_error(&e.to_string())
+                }
                 Err(e) => tool_error(&format!("groundcheck failed (a bug; please report the input): {e}")),
             })
         };
@@ -193,16 +195,6 @@ fn result_of(result: Result<Output, BadArgument>, raw: Option<&RawCall>) -> Call
 
 fn tool_error(message: &str) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(message.to_string())])
-}
-
-fn panicked(payload: &(dyn std::any::Any + Send)) -> CallToolResult {
-    let what = payload
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic".to_string());
-    crate::log(&format!("a tool call panicked: {what}"));
-    tool_error(&format!("groundcheck panicked (a bug; please report the input): {what}"))
 }
 
 impl ServerHandler for Server {
