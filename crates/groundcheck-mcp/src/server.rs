@@ -58,8 +58,8 @@ impl Server {
         std::thread::available_parallelism().map_or(2, |n| n.get())
     }
 
-    /// Runs `work` on the blocking pool with a panic caught by the host layer's guard, unless the call is cancelled
-    /// first.
+    /// Runs `work` on the blocking pool with a panic caught by the host layer's guard, unless
+    /// the call is cancelled first.
     async fn blocking(
         &self,
         context: &RequestContext<RoleServer>,
