@@ -2,9 +2,11 @@
 //! door only translates its types.
 
 use groundcheck_core::{
-    resolve_text_with, Bundle, Invocation, Limit, Policy, Report, ResolvedNode, RunSet, Verdict, Verifier,
+    resolve_text_with, Bundle, Invocation, Limit, Policy, Report, ResolvedNode, Run, RunSet, Verdict,
+    Verifier,
 };
-use groundcheck_files::Template;
+use groundcheck_files::{Lookup, Lookups, Template};
+use rayon::prelude::*;
 
 use crate::error::HostError;
 use crate::stack::runs_inline;
@@ -19,6 +21,32 @@ pub struct Engine {
     raw_outputs: Option<Template>,
     /// A pool of its own when a thread count was given; else the process's shared one.
     own_threads: Option<Threads>,
+}
+
+/// A report with what its rows' raw-output file lookups found: a door that tells people
+/// about the lookups (the command line's counts line, the path tried for a row that found no
+/// file) needs both, and only the engine knows the lookups it made.
+#[derive(Debug)]
+pub struct Verified {
+    /// The report, as [`Engine::verify_rows`] gives it.
+    pub report: Report,
+    /// Every lookup made for it, in the runs' order (empty without a template).
+    pub lookups: Lookups,
+}
+
+/// One row verified on its own ([`Engine::verify_each`]): its verdict, the run and session
+/// that group it into a report, and what its file lookup found (`None` when nothing was looked
+/// up). The row itself, raw output and all, is gone.
+#[derive(Debug)]
+pub struct Checked {
+    /// The row's verdict.
+    pub verdict: Verdict,
+    /// The row's `run_id`.
+    pub run_id: Option<String>,
+    /// The row's `session_id`.
+    pub session_id: Option<String>,
+    /// What the row's raw-output file lookup found.
+    pub lookup: Option<Lookup>,
 }
 
 impl Engine {
@@ -97,12 +125,49 @@ impl Engine {
         for invocation in invocations {
             runs.push(invocation)?;
         }
-        let mut runs = runs.into_runs();
-        let max = self.policy().limits().get(Limit::OutputSize);
+        Ok(self.verify_runs(&mut runs.into_runs())?.report)
+    }
+
+    /// The report of runs already grouped (a database's runs, or a batch of them), with
+    /// what their lookups found: the raw output file of each row without its own looked up
+    /// first, all of it in parallel on the engine's threads. The rows stay in `runs`, each
+    /// file read into its row, for a door that shows them beside the report (a page).
+    pub fn verify_runs(&self, runs: &mut [Run]) -> Result<Verified, HostError> {
         self.threads().install(|| {
-            groundcheck_files::attach(self.raw_outputs.as_ref(), &mut runs, max);
-            self.verifier.verify_runs(&runs)
+            let lookups = self.look_up_here(runs);
+            Verified { report: self.verifier.verify_runs(runs), lookups }
         })
+    }
+
+    /// Looks up the raw output file of every row of `runs` without its own, reading each
+    /// into its row, in parallel on the engine's threads, and verifies nothing: for a door
+    /// that hands the rows on (`groundcheck export` writes the files' texts into bundles).
+    pub fn look_up(&self, runs: &mut [Run]) -> Result<Lookups, HostError> {
+        self.threads().install(|| self.look_up_here(runs))
+    }
+
+    /// [`Engine::look_up`] on the calling thread's pool.
+    fn look_up_here(&self, runs: &mut [Run]) -> Lookups {
+        let max = self.policy().limits().get(Limit::OutputSize);
+        groundcheck_files::attach(self.raw_outputs.as_ref(), runs, max)
+    }
+
+    /// Rows verified each on its own, not grouped (a door that reads many inputs groups
+    /// their verdicts itself, to name the input an `id` repeats in), in parallel on the
+    /// engine's threads, each row's raw output file looked up just before it is verified
+    /// and the row dropped once it is: memory holds the verdicts, never every raw output.
+    /// In the rows' order. A verdict is the one the same row gets in a run.
+    pub fn verify_each(&self, invocations: Vec<Invocation>) -> Result<Vec<Checked>, HostError> {
+        let max = self.policy().limits().get(Limit::OutputSize);
+        let check = |mut invocation: Invocation| {
+            let lookup = self
+                .raw_outputs
+                .as_ref()
+                .and_then(|t| groundcheck_files::attach_one(t, &mut invocation, max));
+            let verdict = self.verifier.verify(&invocation);
+            Checked { verdict, run_id: invocation.run_id, session_id: invocation.session_id, lookup }
+        };
+        self.threads().install(|| invocations.into_par_iter().map(check).collect())
     }
 
     /// The report of a bundle's text, as `groundcheck verify` gives it for the same file.
@@ -123,7 +188,8 @@ impl Engine {
 
 #[cfg(test)]
 mod tests {
-    use groundcheck_core::{ErrorKind, Status};
+    use groundcheck_core::{ErrorKind, RawOutputFile, Status};
+    use groundcheck_files::Found;
 
     use super::*;
     use crate::rows;
@@ -146,6 +212,41 @@ mod tests {
         assert_eq!(report, bundled);
         assert_eq!(report.runs.len(), 2);
         assert!(report.runs.iter().flat_map(|r| &r.invocations).all(|v| v.status == Status::Supported));
+    }
+
+    #[test]
+    fn rows_verified_each_on_their_own_get_their_verdicts_in_runs_with_their_lookups() {
+        let root = std::env::temp_dir().join(format!("groundcheck-host-each-{}", std::process::id()));
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::write(root.join("1.json"), r#"{"m": "disk full"}"#).unwrap();
+        let template: Template = format!("{}/{{id}}.json", root.display()).parse().unwrap();
+        let engine = Engine::new(Policy::default(), Some(template), Some(2));
+        let bare = |id: i64| {
+            format!(
+                r#"{{"id": {id}, "run_id": "a", "tool_name": "q",
+                    "retrieval_details": {{"evidence_refs": [{{"raw_path": "$.m", "text": "disk full"}}]}}}}"#
+            )
+        };
+        let rows = [bare(1), bare(2), row(3, "a")];
+        let each = engine.verify_each(rows::invocations(&rows).unwrap()).unwrap();
+        let mut runs = RunSet::default();
+        rows::invocations(&rows).unwrap().into_iter().for_each(|inv| runs.push(inv).unwrap());
+        let mut runs = runs.into_runs();
+        let Verified { report, lookups } = engine.verify_runs(&mut runs).unwrap();
+        std::fs::remove_dir_all(&root).unwrap();
+        let verdicts: Vec<&Verdict> = each.iter().map(|c| &c.verdict).collect();
+        assert_eq!(verdicts, report.runs[0].invocations.iter().collect::<Vec<_>>());
+        assert!(each.iter().all(|c| c.run_id.as_deref() == Some("a")));
+        let statuses: Vec<&str> = verdicts.iter().map(|v| v.status.as_str()).collect();
+        assert_eq!(statuses, ["supported", "unsupported", "supported"], "row 2 finds no file");
+        let found: Vec<Option<Found>> = each.iter().map(|c| c.lookup.as_ref().map(|l| l.found)).collect();
+        assert_eq!(
+            found,
+            [Some(Found::File), Some(Found::Missing), None],
+            "a row's own raw output: no lookup"
+        );
+        assert_eq!((lookups.counts.found, lookups.counts.missing.count), (1, 1));
+        assert!(matches!(runs[0].invocations[0].raw_output_file, Some(RawOutputFile::Read(_))));
     }
 
     #[test]

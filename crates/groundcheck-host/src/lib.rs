@@ -7,7 +7,9 @@
 //! (its compiled-path cache kept across calls), the raw-output [`Template`] and the threads
 //! ([`Threads`]). It verifies one row ([`Engine::verify_row`]), rows grouped into runs
 //! ([`Engine::verify_rows`]), bundle text ([`Engine::verify_bundle`]), and resolves a path
-//! under the policy's limits ([`Engine::resolve`]). [`rows::invocations`] reads rows given
+//! under the policy's limits ([`Engine::resolve`]). A door that tells people what the raw-output
+//! file lookups found verifies runs with them ([`Engine::verify_runs`], a batch at a time for a
+//! stream) or rows one by one ([`Engine::verify_each`], many inputs grouped by the door). [`rows::invocations`] reads rows given
 //! as JSON text. [`guard`] turns a panic into one [`HostError`].
 //!
 //! Where the work runs is decided here too: a call on a thread the host chose (a Java or
@@ -37,7 +39,7 @@ pub mod rows;
 pub mod stack;
 mod threads;
 
-pub use crate::engine::Engine;
+pub use crate::engine::{Checked, Engine, Verified};
 pub use crate::error::HostError;
 pub use crate::guard::guard;
 pub use crate::threads::{Threads, ENGINE_STACK};
