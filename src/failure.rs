@@ -50,6 +50,14 @@ impl Failure {
     }
 }
 
+impl From<groundcheck_host::HostError> for Failure {
+    /// The host layer's error as its own line: the engine's threads could not start, or a
+    /// core error a command did not place itself.
+    fn from(e: groundcheck_host::HostError) -> Failure {
+        Failure::input(e.to_string())
+    }
+}
+
 /// How a path is named at the start of a message: as given, except `-`, which is standard
 /// input and reads better as `<stdin>`. Every file-related line starts with it, so failures
 /// and the code that reads files name paths the same way.

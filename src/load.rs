@@ -11,11 +11,12 @@
 
 use std::path::{Path, PathBuf};
 
-use groundcheck_core::{Bundle, Policy, Report, Run, RunSet, Verdict, VerdictSet, Verifier};
+use groundcheck_core::{Bundle, Report, Run, RunSet, VerdictSet};
+use groundcheck_files::Lookups;
+use groundcheck_host::Engine;
 use rayon::prelude::*;
 
 use crate::failure::{display, Failure};
-use groundcheck_files::{Lookup, Lookups, Template};
 
 /// The most bytes one bundle file (or standard input) may hold, and the flag that sets it.
 #[derive(Debug, Clone, Copy)]
@@ -109,8 +110,8 @@ pub fn load_runs(paths: &[PathBuf], max: MaxBytes) -> Result<Loaded, Failure> {
 /// A report of the bundles the PATH arguments name, with how many files it came from.
 #[derive(Debug)]
 pub struct Verified {
-    /// The report: the same as [`Verifier::verify_runs`](groundcheck_core::Verifier::verify_runs) of every
-    /// bundle's invocations merged into runs by a [`RunSet`](groundcheck_core::RunSet).
+    /// The report: the same as the engine's report of every bundle's invocations merged into
+    /// runs by a [`RunSet`](groundcheck_core::RunSet).
     pub report: Report,
     /// How many bundle files were read.
     pub files: usize,
@@ -120,45 +121,19 @@ pub struct Verified {
     pub lookups: Lookups,
 }
 
-/// Reads every bundle the PATH arguments name (see [`inputs`]) and verifies it, one file at a
-/// time: each file is read, parsed and its invocations verified (each one's raw output file
-/// looked up with `template` just before) before the thread reads another, and each raw
-/// output is dropped once verified. So memory holds one file and its bundle per thread plus the
-/// verdicts, never every raw output of the folder (they are most of its bytes; holding them all
-/// made peak RSS many times the largest file). Files are merged in order, so the runs, the
-/// verdicts and the first problem reported (a bad file, an `id` repeated in a run) are the same
-/// with any number of threads.
-pub fn verify_files(
-    paths: &[PathBuf],
-    policy: &Policy,
-    template: Option<&Template>,
-    max: MaxBytes,
-) -> Result<Verified, Failure> {
+/// Reads every bundle the PATH arguments name (see [`inputs`]) and verifies it with `engine`,
+/// one file at a time on its threads: each file is read, parsed and its invocations verified
+/// (each one's raw output file looked up just before, [`Engine::verify_each`]) before the
+/// thread reads another, and each raw output is dropped once verified. So memory holds one
+/// file and its bundle per thread plus the verdicts, never every raw output of the folder
+/// (they are most of its bytes; holding them all made peak RSS many times the largest file).
+/// Files are merged in order, so the runs, the verdicts and the first problem reported (a bad
+/// file, an `id` repeated in a run) are the same with any number of threads.
+pub fn verify_files(paths: &[PathBuf], engine: &Engine, max: MaxBytes) -> Result<Verified, Failure> {
     let Inputs { files, notes } = inputs(paths)?;
-    let verifier = Verifier::new(*policy);
-    let verify_file = |file: &PathBuf| -> Result<Vec<Checked>, Failure> {
-        let bundle = read_bundle(file, max)?;
-        Ok(bundle
-            .invocations
-            .into_par_iter()
-            .map(|mut inv| {
-                let lookup = template.and_then(|template| {
-                    groundcheck_files::attach_one(
-                        template,
-                        &mut inv,
-                        policy.limits().get(groundcheck_core::Limit::OutputSize),
-                    )
-                });
-                Checked {
-                    verdict: verifier.verify(&inv),
-                    run_id: inv.run_id,
-                    session_id: inv.session_id,
-                    lookup,
-                }
-            })
-            .collect())
-    };
-    let checked: Vec<Result<Vec<Checked>, Failure>> = files.par_iter().map(verify_file).collect();
+    let verify_file = |file: &PathBuf| Ok(engine.verify_each(read_bundle(file, max)?.invocations)?);
+    let checked: Vec<Result<_, Failure>> =
+        engine.threads().install(|| files.par_iter().map(verify_file).collect())?;
     let mut verdicts = VerdictSet::default();
     let mut lookups = Lookups::default();
     for (file, checked) in files.iter().zip(checked) {
@@ -168,14 +143,6 @@ pub fn verify_files(
         }
     }
     Ok(Verified { report: verdicts.into_report(), files: files.len(), notes, lookups })
-}
-
-/// One invocation's verdict and the keys of its run, its raw output already dropped.
-struct Checked {
-    verdict: Verdict,
-    run_id: Option<String>,
-    session_id: Option<String>,
-    lookup: Option<Lookup>,
 }
 
 /// An `id` repeated in a run, said at the place of the second: the same line whether the

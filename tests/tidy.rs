@@ -19,6 +19,8 @@
 //! - **Markdown stays narrow**: in every git-tracked `.md` file, no prose line over 120
 //!   characters outside fenced code blocks, and no table cell over 200 (such a table becomes a
 //!   list).
+//! - **The command line is an adapter**: the binary's `src/` builds no core `Verifier` and looks
+//!   up no raw-output file itself; it verifies through the host layer's `Engine`, as every door.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -703,4 +705,28 @@ fn markdown_prose_and_table_cells_stay_narrow() {
         })
         .collect();
     assert!(found.is_empty(), "Markdown too wide:\n{}", found.join("\n"));
+}
+
+/// The binary verifies through `groundcheck_host::Engine` (the verifier, the template and
+/// the threads together), so a rule about rows, files or threads reaches it as it reaches
+/// every other door: none of its files makes a `Verifier` or calls the files crate's lookup.
+#[test]
+fn the_command_line_verifies_through_the_host_layer() {
+    let driven = ["Verifier::new(", "groundcheck_files::attach"];
+    let found: Vec<String> = sources()
+        .into_iter()
+        .filter(|file| file.starts_with(repo("src")))
+        .flat_map(|file| {
+            let text = std::fs::read_to_string(&file).unwrap();
+            let hits: Vec<String> = text
+                .lines()
+                .enumerate()
+                .filter(|(_, line)| driven.iter().any(|d| line.contains(d)))
+                .map(|(n, line)| format!("{}:{}: {}", file.display(), n + 1, line.trim()))
+                .collect();
+            hits
+        })
+        .collect();
+    assert!(sources().contains(&repo("src/main.rs")), "the binary's sources are read");
+    assert!(found.is_empty(), "verify through groundcheck_host::Engine:\n{}", found.join("\n"));
 }

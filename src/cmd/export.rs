@@ -7,8 +7,9 @@
 
 use std::path::Path;
 
-use groundcheck_core::{Bundle, Limits, RawOutput, RawOutputFile, Run};
+use groundcheck_core::{Bundle, Limit, Policy, RawOutput, RawOutputFile, Run};
 use groundcheck_files::Template;
+use groundcheck_host::Engine;
 use groundcheck_store::RunKey;
 
 use crate::cmd::run::read_runs;
@@ -28,7 +29,7 @@ pub async fn export(
     let mut runs = read_runs(&store, keys).await?;
     store.close().await;
     if let Some(template) = template {
-        output.notes.extend(embed(template, &mut runs));
+        output.notes.extend(embed(template, &mut runs)?);
     }
     let out = &mut output.head;
     let mut files: Vec<(std::path::PathBuf, String)> = Vec::with_capacity(runs.len());
@@ -55,13 +56,15 @@ pub async fn export(
     Ok(0)
 }
 
-/// Looks up the raw output file of every row of `runs` that has no raw output of its own and
+/// Looks up the raw output file of every row of `runs` that has no raw output of its own (an
+/// engine under the default policy, so at most the default `--max-output-bytes`) and
 /// puts each file's text in the row as its `raw_output_text`; returns the lines for stderr:
 /// the counts `run` prints, and the files too large to write, which stay out of the bundle
 /// (verified later, such a row has no raw output; `run` says `limit_exceeded`).
-fn embed(template: &Template, runs: &mut [Run]) -> Vec<String> {
-    let max_bytes = Limits::default().get(groundcheck_core::Limit::OutputSize);
-    let lookups = groundcheck_files::attach(Some(template), runs, max_bytes);
+fn embed(template: &Template, runs: &mut [Run]) -> Result<Vec<String>, Failure> {
+    let engine = Engine::new(Policy::default(), Some(template.clone()), None);
+    let max_bytes = engine.policy().limits().get(Limit::OutputSize);
+    let lookups = engine.look_up(runs)?;
     let mut over = Vec::new();
     for inv in runs.iter_mut().flat_map(|run| run.invocations.iter_mut()) {
         match inv.raw_output_file.take() {
@@ -78,7 +81,7 @@ fn embed(template: &Template, runs: &mut [Run]) -> Vec<String> {
             over.len()
         ));
     }
-    lines
+    Ok(lines)
 }
 
 /// A file name for a run id: letters, digits, `.`, `_`, `-` kept, everything else `_`.

@@ -1,6 +1,8 @@
 //! `groundcheck run`: verify runs read from the database, optionally storing the verdicts.
 
-use groundcheck_core::{Policy, Run, Verifier};
+use groundcheck_core::{Policy, Run};
+use groundcheck_files::Template;
+use groundcheck_host::{Engine, Verified};
 use groundcheck_store::{into_run, RunKey, Store, Window};
 
 use crate::args::{FailOn, Format};
@@ -9,7 +11,6 @@ use crate::database;
 use crate::failure::Failure;
 use crate::otel::Sink;
 use crate::output::{exit_code, Made, Output};
-use groundcheck_files::Template;
 
 /// Reads each selected run in one query; a selector that matches no row is an error.
 pub async fn read_runs(store: &Store, keys: &[RunKey]) -> Result<Vec<Run>, Failure> {
@@ -39,18 +40,24 @@ pub struct RunArgs<'a> {
     pub otel: Option<Sink>,
 }
 
+/// Verifies the selected runs with one engine (the policy, the template, one thread a core),
+/// stores the verdicts with `--write`, and prints the report.
 pub async fn run(args: RunArgs<'_>, out: &mut Output) -> Result<u8, Failure> {
     let store =
         if args.write { database::open(args.url).await? } else { database::open_read_only(args.url).await? };
     let mut runs = read_runs(&store, &args.keys).await?;
-    let lookups = groundcheck_files::attach(
-        args.raw_outputs.as_ref(),
-        &mut runs,
-        args.policy.limits().get(groundcheck_core::Limit::OutputSize),
-    );
-    out.notes.extend(args.raw_outputs.as_ref().and_then(|t| lookups.counts.line(Some(t.as_str()))));
-    let report = Verifier::new(args.policy).verify_runs(&runs);
-    if let (true, false, Some(template)) = (args.write, args.write_without_raw_outputs, &args.raw_outputs) {
+    let engine = Engine::new(args.policy, args.raw_outputs, None);
+    let verified = engine.verify_runs(&mut runs);
+    let Verified { report, lookups } = match verified {
+        Ok(verified) => verified,
+        Err(e) => {
+            store.close().await;
+            return Err(e.into());
+        }
+    };
+    out.notes.extend(engine.raw_outputs().and_then(|t| lookups.counts.line(Some(t.as_str()))));
+    if let (true, false, Some(template)) = (args.write, args.write_without_raw_outputs, engine.raw_outputs())
+    {
         if let Some(why) = lookups.counts.none_found() {
             store.close().await;
             return Err(Failure::input(format!(
@@ -73,7 +80,7 @@ pub async fn run(args: RunArgs<'_>, out: &mut Output) -> Result<u8, Failure> {
             .map_err(database::failure)?;
     }
     store.close().await;
-    let made = Made { runs: &runs, policy: &args.policy, files: None, lookups: &lookups };
+    let made = Made { runs: &runs, policy: engine.policy(), files: None, lookups: &lookups };
     deliver(&report, args.format, &made, args.otel, out)?;
     Ok(exit_code(&report, args.fail_on))
 }

@@ -2,7 +2,9 @@
 
 use std::path::PathBuf;
 
-use groundcheck_core::{Policy, Verifier};
+use groundcheck_core::Policy;
+use groundcheck_files::Template;
+use groundcheck_host::Engine;
 
 use crate::args::{FailOn, Format};
 use crate::cmd::deliver;
@@ -10,7 +12,6 @@ use crate::failure::Failure;
 use crate::load;
 use crate::otel::Sink;
 use crate::output::{exit_code, Made, Output};
-use groundcheck_files::Template;
 
 /// What `verify` was asked to do.
 pub struct VerifyArgs<'a> {
@@ -26,27 +27,24 @@ pub struct VerifyArgs<'a> {
     pub otel: Option<Sink>,
 }
 
-/// Verifies every bundle the PATHs name and prints the report; the exit code is `--fail-on`'s.
+/// Verifies every bundle the PATHs name with one engine (the policy, the template, one
+/// thread a core) and prints the report; the exit code is `--fail-on`'s.
 ///
 /// One file at a time, so memory holds no more than a file per thread — except for the
 /// `html` page, which shows the raw outputs and so keeps every run it shows.
 pub fn verify(args: VerifyArgs<'_>, out: &mut Output) -> Result<u8, Failure> {
+    let engine = Engine::new(args.policy, args.raw_outputs, None);
     let (verified, runs) = if args.format == Format::Html {
         let mut loaded = load::load_runs(args.paths, args.max_bundle)?;
-        let max = args.policy.limits().get(groundcheck_core::Limit::OutputSize);
-        let lookups = groundcheck_files::attach(args.raw_outputs.as_ref(), &mut loaded.runs, max);
-        let report = Verifier::new(args.policy).verify_runs(&loaded.runs);
+        let groundcheck_host::Verified { report, lookups } = engine.verify_runs(&mut loaded.runs)?;
         (load::Verified { report, files: loaded.files, notes: loaded.notes, lookups }, loaded.runs)
     } else {
-        (
-            load::verify_files(args.paths, &args.policy, args.raw_outputs.as_ref(), args.max_bundle)?,
-            Vec::new(),
-        )
+        (load::verify_files(args.paths, &engine, args.max_bundle)?, Vec::new())
     };
     let load::Verified { report, files, notes, lookups } = verified;
     out.notes.extend(notes);
-    out.notes.extend(args.raw_outputs.as_ref().and_then(|t| lookups.counts.line(Some(t.as_str()))));
-    let made = Made { runs: &runs, policy: &args.policy, files: Some(files), lookups: &lookups };
+    out.notes.extend(engine.raw_outputs().and_then(|t| lookups.counts.line(Some(t.as_str()))));
+    let made = Made { runs: &runs, policy: engine.policy(), files: Some(files), lookups: &lookups };
     deliver(&report, args.format, &made, args.otel, out)?;
     Ok(exit_code(&report, args.fail_on))
 }

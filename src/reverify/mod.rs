@@ -23,6 +23,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use groundcheck_core::Policy;
+use groundcheck_host::Engine;
 use groundcheck_store::{redact, to_stored, JobProgress, RunKey, Store, Window};
 use indicatif::ProgressBar;
 use tokio::sync::watch;
@@ -291,12 +292,10 @@ async fn run(
         keys,
         window,
         tools,
-        policy: request.policy,
-        raw_outputs: request.raw_outputs.clone(),
+        engine: Arc::new(Engine::new(request.policy, request.raw_outputs.clone(), request.jobs)),
         files_needed: request.write && request.raw_outputs.is_some() && !request.write_without_raw_outputs,
         baseline: baseline.clone(),
         batch_rows: request.batch_rows,
-        jobs: request.jobs,
         write,
         scope,
         rows_before,

@@ -2,7 +2,8 @@
 //!
 //! A reader task walks the job's runs in order and sends bounded batches (whole runs, about
 //! `batch_rows` rows, with the verdicts stored for them before) down a channel of depth two;
-//! a verifier thread runs each batch on its own rayon pool; the writer stores each batch's
+//! a verifier thread hands each batch to the job's engine (its threads look the raw-output
+//! files up and verify, [`Engine::verify_runs`]); the writer stores each batch's
 //! verdicts together with the job's checkpoint and running totals in one transaction and
 //! tallies them. Memory is bounded by a few batches, never by the database. Any error stops
 //! all three stages and leaves the checkpoint at the last committed batch; so does a stop
@@ -10,8 +11,10 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::sync::Arc;
 
-use groundcheck_core::{Policy, Run, RunReport, Verifier};
+use groundcheck_core::{Run, RunReport};
+use groundcheck_host::{Engine, HostError};
 use groundcheck_store::{
     into_run, Checkpoint, JobProgress, RunKey, Scope, Store, StoredRow, Window, MAX_KEYS,
 };
@@ -23,7 +26,7 @@ use crate::failure::Failure;
 use crate::otel::Sink;
 use crate::reverify::change::Outcome;
 use crate::reverify::tally::Tally;
-use groundcheck_files::{LookupCounts, Template};
+use groundcheck_files::LookupCounts;
 
 /// Everything a job needs to run.
 pub struct Job<'a> {
@@ -35,10 +38,10 @@ pub struct Job<'a> {
     pub window: Window,
     /// Only rows of these tools (empty: all).
     pub tools: Vec<String>,
-    /// The policy that decides (and names) the verdicts.
-    pub policy: Policy,
-    /// Where rows without a raw output of their own find one, read on the verifier's pool.
-    pub raw_outputs: Option<Template>,
+    /// The engine that verifies: the policy that decides (and names) the verdicts, the
+    /// template where rows without a raw output of their own find one, and the threads
+    /// (`--jobs`) the files are read and the runs verified on.
+    pub engine: Arc<Engine>,
     /// Stop before writing a batch whose rows needed a file and found none, while no file was
     /// found before (`--write` with a template, without `--write-without-raw-outputs`).
     pub files_needed: bool,
@@ -46,8 +49,6 @@ pub struct Job<'a> {
     pub baseline: String,
     /// Rows per batch (whole runs, so a batch may hold more).
     pub batch_rows: usize,
-    /// Threads for verification (`None`: one per core).
-    pub jobs: Option<usize>,
     /// Where to store verdicts and progress (`--write`).
     pub write: Option<JobProgress<'a>>,
     /// The runs the job covers, stored with its checkpoint.
@@ -146,10 +147,9 @@ struct Verified {
 pub async fn run(mut job: Job<'_>) -> Result<Ended, Failure> {
     let (batches_tx, batches_rx) = mpsc::channel::<Result<Batch, Failure>>(2);
     let (verified_tx, verified_rx) = mpsc::channel::<Verified>(2);
-    let (verifier, threads) =
-        spawn_verifier(batches_rx, verified_tx, job.policy, job.raw_outputs.clone(), job.jobs)?;
+    let (verifier, threads) = spawn_verifier(batches_rx, verified_tx, Arc::clone(&job.engine))?;
 
-    let policy_key = job.policy.key();
+    let policy_key = job.engine.policy().key();
     let tally = std::mem::take(&mut job.tally);
     let reader = read(&job, batches_tx, threads == 1);
     let (job, policy_key) = (&job, policy_key.as_str());
@@ -315,34 +315,34 @@ async fn read(
 
 type VerifierHandle = std::thread::JoinHandle<Result<(), Failure>>;
 
-/// The verifier thread: batches in, verdicts out, on a rayon pool of `jobs` threads (returned
-/// with its width).
+/// The verifier thread: batches in, verdicts out, each batch on the engine's threads (their
+/// count is returned with the handle). One engine for the whole job: its compiled paths serve
+/// every batch.
 fn spawn_verifier(
     mut rx: mpsc::Receiver<Result<Batch, Failure>>,
     tx: mpsc::Sender<Verified>,
-    policy: Policy,
-    raw_outputs: Option<Template>,
-    jobs: Option<usize>,
+    engine: Arc<Engine>,
 ) -> Result<(VerifierHandle, usize), Failure> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.unwrap_or(0))
-        .thread_name(|i| format!("groundcheck-verify-{i}"))
-        .build()
-        .map_err(|e| Failure::input(format!("--jobs: cannot start the verification threads: {e}")))?;
-    // One verifier for the whole job: its compiled paths serve every batch.
-    let verifier = Verifier::new(policy);
+    let pool = engine.threads().pool().map_err(|e| match e {
+        HostError::Threads(e) => {
+            Failure::input(format!("--jobs: cannot start the verification threads: {e}"))
+        }
+        other => other.into(),
+    })?;
     let threads = pool.current_num_threads();
     let handle = std::thread::spawn(move || {
         while let Some(batch) = rx.blocking_recv() {
             let Batch { runs, layers, previous, keys, last, .. } = batch?;
-            let (lookups, report) = pool.install(|| {
-                let mut runs = runs.into_core();
-                // Files are read here, in parallel, one batch at a time: memory stays bounded.
-                let max = verifier.policy().limits().get(groundcheck_core::Limit::OutputSize);
-                let lookups = groundcheck_files::attach(raw_outputs.as_ref(), &mut runs, max).counts;
-                (lookups, verifier.verify_runs(&runs))
-            });
-            let verified = Verified { runs: report.runs, lookups, layers, previous, keys, last };
+            // Files are read there, in parallel, one batch at a time: memory stays bounded.
+            let verified = engine.threads().install(|| engine.verify_runs(&mut runs.into_core()))??;
+            let verified = Verified {
+                runs: verified.report.runs,
+                lookups: verified.lookups.counts,
+                layers,
+                previous,
+                keys,
+                last,
+            };
             if tx.blocking_send(verified).is_err() {
                 break;
             }

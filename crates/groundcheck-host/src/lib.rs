@@ -7,10 +7,11 @@
 //! (its compiled-path cache kept across calls), the raw-output [`Template`] and the threads
 //! ([`Threads`]). It verifies one row ([`Engine::verify_row`]), rows grouped into runs
 //! ([`Engine::verify_rows`]), bundle text ([`Engine::verify_bundle`]), and resolves a path
-//! under the policy's limits ([`Engine::resolve`]). A door that tells people what the raw-output
-//! file lookups found verifies runs with them ([`Engine::verify_runs`], a batch at a time for a
-//! stream) or rows one by one ([`Engine::verify_each`], many inputs grouped by the door). [`rows::invocations`] reads rows given
-//! as JSON text. [`guard`] turns a panic into one [`HostError`].
+//! under the policy's limits ([`Engine::resolve`]). A door that tells people what the
+//! raw-output file lookups found verifies runs with them ([`Engine::verify_runs`], a batch at
+//! a time for a stream) or rows one by one ([`Engine::verify_each`], many inputs grouped by
+//! the door). [`rows::invocations`] reads rows given as JSON text. [`guard`] turns a panic
+//! into one [`HostError`].
 //!
 //! Where the work runs is decided here too: a call on a thread the host chose (a Java or
 //! Python thread, whose stack may be small) runs on the engine's own threads
