@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import jsonschema
 from agents import Agent, ModelSettings, RunContextWrapper, Runner, set_tracing_disabled
 from agents.items import ModelResponse as AgentsResponse
 from agents.mcp import MCPServerStdio
@@ -49,7 +48,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.profiles.openai import OpenAIJsonSchemaTransformer
 from pydantic_ai.tools import ToolDefinition
 
-from test_mcp import BIN, ROOT, cli
+from test_mcp import BIN, ROOT, cli, validate
 
 set_tracing_disabled(True)
 
@@ -96,7 +95,7 @@ def strict_arguments(i: int, strict: dict[str, Any]) -> dict[str, Any]:
         policy=NO_POLICY,
     )
     assert args["retrieval_details"] is None and args.get("raw_output") is None
-    jsonschema.validate(args, strict)
+    validate(args, strict)
     return args
 
 

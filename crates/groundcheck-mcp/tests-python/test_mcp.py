@@ -10,6 +10,7 @@ The binary is ``GROUNDCHECK_BIN`` (``scripts/test.sh`` sets it), else ``target/d
 from __future__ import annotations
 
 import contextlib
+import copy
 import hashlib
 import json
 import os
@@ -55,6 +56,26 @@ async def schemas(s: ClientSession) -> dict[str, dict[str, Any]]:
     return {t.name: t.output_schema for t in (await s.list_tools()).tools if t.output_schema is not None}
 
 
+# A schema's own check (the metaschema's), made once for each schema text: `jsonschema.validate`
+# makes it on every call, and for a tool's schemas that is nearly all of the suite's time.
+_VALIDATORS: dict[str, Any] = {}
+
+
+def validate(instance: Any, schema: dict[str, Any]) -> None:
+    """``jsonschema.validate(instance, schema)``: the schema is checked against its metaschema
+    (once for each schema text, the checked validator kept), then the instance against it, the
+    best match of its errors raised."""
+    key = json.dumps(schema, sort_keys=True)
+    validator = _VALIDATORS.get(key)
+    if validator is None:
+        cls = jsonschema.validators.validator_for(schema)
+        cls.check_schema(schema)
+        validator = _VALIDATORS[key] = cls(copy.deepcopy(schema))
+    error = jsonschema.exceptions.best_match(validator.iter_errors(instance))
+    if error is not None:
+        raise error
+
+
 ADVISED = {"verify_evidence", "verify_run"}
 
 
@@ -68,7 +89,7 @@ async def call(s: ClientSession, name: str, arguments: dict[str, Any], out: dict
     text = result.content[0].text if result.content and isinstance(result.content[0], types.TextContent) else ""
     assert not result.is_error, text
     assert text.strip(), "a text block for the model"
-    jsonschema.validate(result.structured_content, out[name])
+    validate(result.structured_content, out[name])
     if name in ADVISED:
         assert result.structured_content is not None
         assert result.structured_content.pop("advice") == text
@@ -777,7 +798,7 @@ def test_the_deepest_documents_get_the_cli_verdict_and_resolve(tmp_path: Path) -
                     # Nodes deeper than a client's JSON reader goes are not sent, and said so.
                     assert "nested too deep to return as structured content" in got.content[0].text  # type: ignore[union-attr]
                     continue
-                jsonschema.validate(got.structured_content, out["resolve_path"])
+                validate(got.structured_content, out["resolve_path"])
                 if text.startswith(("[", "{")) and "\n" not in text:
                     # JSON: what `groundcheck resolve` prints (it reads JSON only).
                     assert got.structured_content == {"nodes": json.loads(cli("resolve", "--path", path, input=text))}

@@ -29,7 +29,7 @@ from mcp import types
 from pydantic_ai.profiles.google import GoogleJsonSchemaTransformer, GoogleOpenAPISchemaTransformer
 from pydantic_ai.profiles.openai import OpenAIJsonSchemaTransformer
 
-from test_mcp import BIN, FIXTURES, call, cli, exact, load_exact, plain, schemas, session
+from test_mcp import BIN, FIXTURES, call, cli, exact, load_exact, plain, schemas, session, validate
 
 TOOLS = {"verify_evidence", "resolve_path", "verify_run"}
 
@@ -144,8 +144,8 @@ def test_strict_calls_get_the_cli_verdicts(tmp_path: Path) -> None:
                 for invocation in load_exact(fixture.read_text())["invocations"]:
                     args = strict_arguments(invocation, agents_schema)
                     # What a model constrained by either library's strict schema may send.
-                    jsonschema.validate(args, agents_schema)
-                    jsonschema.validate(args, pydantic_schema)
+                    validate(args, agents_schema)
+                    validate(args, pydantic_schema)
                     form = "evidence_refs" if args["evidence_refs"] is not None else "retrieval_details"
                     forms[form if args[form] is not None else "neither"] += 1
                     result = await call(s, "verify_evidence", args, out)
@@ -175,11 +175,11 @@ def test_a_strict_policy_and_resolve_path_as_the_cli_gives_them(tmp_path: Path) 
             for invocation in load_exact(text)["invocations"]:
                 args = strict_arguments(invocation, strict)
                 args["policy"] = {"require": "any", "match": "fuzzy", "min_score": 0.8}
-                jsonschema.validate(args, strict)
+                validate(args, strict)
                 result = await call(s, "verify_evidence", args, out)
                 assert result.structured_content == expected[plain(invocation["id"])]
             args = {"document_text": text, "path": path}
-            jsonschema.validate(args, resolve_strict)
+            validate(args, resolve_strict)
             assert (await call(s, "resolve_path", args, out)).structured_content == resolved
 
     anyio.run(main)
@@ -214,7 +214,7 @@ def test_the_advice_and_an_invalid_path_s_error_are_structured(tmp_path: Path) -
             result = await s.call_tool("verify_evidence", args)
             verdict = result.structured_content
             assert verdict is not None and not result.is_error
-            jsonschema.validate(verdict, out["verify_evidence"])
+            validate(verdict, out["verify_evidence"])
             advice = verdict.pop("advice")
             assert advice == result.content[0].text  # type: ignore[union-attr]
             assert "cite that path instead" in advice and "$['logs'][0]['message']" in advice, advice
@@ -248,7 +248,7 @@ def test_a_strict_verify_run_call_gets_the_run_command_s_report(tmp_path: Path) 
                 expected = json.loads(cli("run", "--database", url, "--format", "json", *flag, value, cwd=tmp_path))
                 args = {"run_id": None, "session_id": None, "policy": {"require": None, "match": None, "min_score": None}}
                 args[name] = value
-                jsonschema.validate(args, strict)
+                validate(args, strict)
                 assert (await call(s, "verify_run", args, out)).structured_content == expected, value
 
     anyio.run(main)
