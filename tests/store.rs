@@ -127,8 +127,8 @@ fn import_then_export_gives_back_equivalent_bundles_on_every_engine() {
                 .collect();
             let mut want: Vec<StoredRow> =
                 original.invocations.iter().map(|i| StoredRow::from_invocation(i).unwrap()).collect();
-            back.sort_by_key(|r| r.id);
-            want.sort_by_key(|r| r.id);
+            back.sort_by_key(|r| r.columns.id);
+            want.sort_by_key(|r| r.columns.id);
             assert_eq!(back, want, "{}: export of {} differs", engine.name, fixture.display());
 
             // And `verify` accepts the exported files, with the database's run order rule.
@@ -271,9 +271,14 @@ fn stored_values_keep_their_text() {
             "{}",
             engine.name
         );
-        assert_eq!(rows[0].created_at, "2026-11-30 02:00:00.000000", "{}: stored in UTC", engine.name);
+        assert_eq!(
+            rows[0].columns.created_at.as_deref(),
+            Some("2026-11-30 02:00:00.000000"),
+            "{}: stored in UTC",
+            engine.name
+        );
         assert_eq!(rows[1].raw_output.as_deref(), Some("not json at all"), "{}", engine.name);
-        assert!(!rows[0].invalid_utf8);
+        assert!(!rows[0].columns.invalid_utf8);
     }
 }
 
@@ -376,7 +381,7 @@ fn invalid_utf8_in_sqlite_becomes_a_warning() {
         store.close().await;
         rows
     });
-    assert_eq!(rows[1].error_message.as_deref(), Some("timeout\u{fffd}"));
+    assert_eq!(rows[1].columns.error_message.as_deref(), Some("timeout\u{fffd}"));
 }
 
 #[test]

@@ -61,14 +61,14 @@ pub async fn import(
     for file in &mut files {
         let mut new_rows = Vec::with_capacity(file.rows.len());
         for (i, row) in file.rows.drain(..).enumerate() {
-            match store.read_row(row.id).await.map_err(database::failure)? {
+            match store.read_row(row.columns.id).await.map_err(database::failure)? {
                 None => new_rows.push(row),
                 Some(existing) if existing == row => file.present += 1,
                 Some(_) => {
                     return Err(Failure::input(format!(
                         "{}: $.invocations[{i}].id: id {} already exists in {} with different content",
                         display(&file.file),
-                        row.id,
+                        row.columns.id,
                         store.display_url()
                     )))
                 }
@@ -99,7 +99,7 @@ pub async fn import(
 fn check_columns(file: &FileRows, missing: &[&str], url: &str) -> Result<(), Failure> {
     for (i, row) in file.rows.iter().enumerate() {
         for (column, value) in
-            [("relevance_level", &row.relevance_level), ("dedup_reason", &row.dedup_reason)]
+            [("relevance_level", &row.columns.relevance_level), ("dedup_reason", &row.columns.dedup_reason)]
         {
             if value.is_some() && missing.contains(&column) {
                 return Err(Failure::input(format!(
@@ -124,8 +124,8 @@ fn check_statement_size(file: &FileRows, max: u64, url: &str) -> Result<(), Fail
         let texts = [
             Some(&row.input_params),
             row.retrieval_details.as_ref(),
-            row.output_preview.as_ref(),
-            row.error_message.as_ref(),
+            row.columns.output_preview.as_ref(),
+            row.columns.error_message.as_ref(),
         ];
         let row_bytes: u64 = texts.iter().flatten().map(|t| t.len() as u64).sum::<u64>() + STATEMENT_OVERHEAD;
         let raw_bytes = row.raw_output.as_ref().map_or(0, |r| r.len() as u64 + STATEMENT_OVERHEAD);

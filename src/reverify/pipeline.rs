@@ -290,12 +290,12 @@ async fn read(
         for (key, mut rows) in list.iter().zip(rows) {
             rows_read += rows.len();
             if !job.tools.is_empty() {
-                rows.retain(|r| job.tools.contains(&r.tool_name));
+                rows.retain(|r| job.tools.contains(&r.columns.tool_name));
             }
             batch.rows += rows.len();
             // A list may end in the next batch: each batch takes the stored verdicts of its rows.
-            batch.previous.extend(rows.iter().filter_map(|r| previous.remove_entry(&r.id)));
-            batch.layers.extend(rows.iter().map(|row| (row.id, row.retrieval_layer.clone())));
+            batch.previous.extend(rows.iter().filter_map(|r| previous.remove_entry(&r.columns.id)));
+            batch.layers.extend(rows.iter().map(|row| (row.columns.id, row.columns.retrieval_layer.clone())));
             batch.runs.push(rows);
             batch.keys += 1;
             batch.last = Some(key.clone());

@@ -67,14 +67,15 @@ impl Store {
         for (sessions, part) in lists(keys) {
             let slots = self.slots(&part);
             for row in self.select_rows(sessions, &part, window).await? {
-                let id = if sessions { Some(row.session_id.as_str()) } else { row.run_id.as_deref() };
+                let id =
+                    if sessions { row.columns.session_id.as_deref() } else { row.columns.run_id.as_deref() };
                 if let Some(&i) = id.and_then(|id| slots.get(self.matched(id))) {
                     found[i].push(row);
                 }
             }
         }
         for rows in &mut found {
-            rows.sort_by_key(|r| r.id);
+            rows.sort_by_key(|r| r.columns.id);
         }
         Ok(found)
     }

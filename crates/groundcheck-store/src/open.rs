@@ -236,7 +236,7 @@ fn beside(file: &Path, suffix: &str) -> std::path::PathBuf {
 
 #[cfg(test)]
 mod tests {
-    use groundcheck_core::{Policy, Verifier};
+    use groundcheck_core::{Invocation, Policy, Verifier};
 
     use super::*;
     use crate::dialect::Dialect;
@@ -245,13 +245,14 @@ mod tests {
 
     /// A row whose text is far from ASCII, and one with every optional column NULL.
     fn rows() -> Vec<StoredRow> {
-        let full = StoredRow {
+        let json = |text: &str| Some(groundcheck_core::Json::parse(text).expect("JSON"));
+        let full = Invocation {
             id: 71,
-            session_id: "séance-ß".to_string(),
+            session_id: Some("séance-ß".to_string()),
             run_id: Some("run-超时".to_string()),
             step_id: Some(1),
             tool_name: "grep_ü".to_string(),
-            input_params: r#"{"q":"naïve ☃ 🦀"}"#.to_string(),
+            input_params: json(r#"{"q":"naïve ☃ 🦀"}"#),
             output_preview: Some("préview 𝄞".to_string()),
             output_length: Some(9),
             retrieval_layer: Some("L0".to_string()),
@@ -260,33 +261,26 @@ mod tests {
             is_truncated: Some(false),
             relevance_level: Some("hoch".to_string()),
             dedup_reason: Some("déjà vu".to_string()),
-            retrieval_details: Some(r#"{"refs":[{"quote":"超时 🦀"}]}"#.to_string()),
+            retrieval_details: json(r#"{"refs":[{"quote":"超时 🦀"}]}"#),
             duration_ms: Some(12),
             success: Some(true),
             error_message: Some("ошибка".to_string()),
-            created_at: "2026-11-30 10:00:01.000000".to_string(),
-            raw_output: Some(r#"{"logs":["超时 🦀","naïve"]}"#.to_string()),
-            invalid_utf8: false,
+            created_at: Some("2026-11-30T10:00:01Z".to_string()),
+            raw_output: Some(groundcheck_core::RawOutput::Text(
+                r#"{"logs":["超时 🦀","naïve"]}"#.to_string(),
+            )),
+            ..Invocation::default()
         };
-        let bare = StoredRow {
+        let bare = Invocation {
             id: 72,
-            step_id: None,
-            output_preview: None,
-            output_length: None,
-            retrieval_layer: None,
-            l0_match_count: None,
-            l1_match_count: None,
-            is_truncated: None,
-            relevance_level: None,
-            dedup_reason: None,
-            retrieval_details: None,
-            duration_ms: None,
-            success: None,
-            error_message: None,
-            raw_output: None,
-            ..full.clone()
+            session_id: full.session_id.clone(),
+            run_id: full.run_id.clone(),
+            tool_name: full.tool_name.clone(),
+            input_params: full.input_params.clone(),
+            created_at: full.created_at.clone(),
+            ..Invocation::default()
         };
-        vec![full, bare]
+        [full, bare].iter().map(|inv| StoredRow::from_invocation(inv).expect("a row")).collect()
     }
 
     /// On a UTF8 PostgreSQL database the store reads text as text; what it reads is what the

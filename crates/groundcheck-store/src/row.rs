@@ -1,7 +1,7 @@
 //! A `tool_invocation` row (with its raw output) as the database holds it, and the two ways
 //! across: from a core [`Invocation`] for writing, into one for verifying.
 
-use groundcheck_core::{Invocation, Json, RawOutput, Run};
+use groundcheck_core::{Cell, Column, ColumnType, Invocation, Json, RawOutput, Run};
 use sqlx::mysql::MySqlRow;
 use sqlx::postgres::PgRow;
 use sqlx::sqlite::SqliteRow;
@@ -9,52 +9,24 @@ use sqlx::{ColumnIndex, Decode, Row, Type};
 
 use crate::timestamp;
 
-/// One row's values exactly as stored: JSON columns as text, `created_at` in stored form.
+/// One row's values exactly as stored: every column as the core holds it, but the JSON
+/// columns, kept as their text (parsed only when the row becomes an [`Invocation`], on the
+/// threads that verify it), and `created_at`, in stored form.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredRow {
-    /// Primary key.
-    pub id: i64,
-    /// Required by the `tool_invocation` table.
-    pub session_id: String,
-    /// The run, if any.
-    pub run_id: Option<String>,
-    /// The agent step.
-    pub step_id: Option<i64>,
-    /// Required by the `tool_invocation` table.
-    pub tool_name: String,
+    /// The row's columns, read through the core's column table ([`Column`],
+    /// [`Invocation::set`]): `session_id` and `created_at` always set (the table requires
+    /// them), `created_at` in stored form (UTC, `YYYY-MM-DD HH:MM:SS.ffffff`), no JSON column
+    /// nor raw output (they are the fields beside it), and `invalid_utf8` set when some text
+    /// column was not valid UTF-8 and was decoded with U+FFFD.
+    pub columns: Invocation,
     /// JSON text; required by the `tool_invocation` table, so an absent value is stored as
     /// `null`.
     pub input_params: String,
-    /// Output summary.
-    pub output_preview: Option<String>,
-    /// Output length in characters.
-    pub output_length: Option<i64>,
-    /// RAG layer.
-    pub retrieval_layer: Option<String>,
-    /// L0 hits.
-    pub l0_match_count: Option<i64>,
-    /// L1 hits.
-    pub l1_match_count: Option<i64>,
-    /// Preview truncated.
-    pub is_truncated: Option<bool>,
-    /// Relevance level (V010).
-    pub relevance_level: Option<String>,
-    /// Dedup reason (V010).
-    pub dedup_reason: Option<String>,
     /// JSON text of the claim.
     pub retrieval_details: Option<String>,
-    /// Tool latency.
-    pub duration_ms: Option<i64>,
-    /// Tool success.
-    pub success: Option<bool>,
-    /// Failure reason.
-    pub error_message: Option<String>,
-    /// UTC, `YYYY-MM-DD HH:MM:SS.ffffff`.
-    pub created_at: String,
     /// `tool_invocation_output.raw_output`, when there is one.
     pub raw_output: Option<String>,
-    /// Some text column was not valid UTF-8 and was decoded with U+FFFD.
-    pub invalid_utf8: bool,
 }
 
 /// Why an invocation cannot become a row.
@@ -71,37 +43,36 @@ pub enum RowError {
     CreatedAt(#[from] timestamp::TimestampError),
 }
 
+/// The index of the raw output in a dialect's invocation select: after every column.
+const RAW_OUTPUT: usize = Column::ALL.len();
+
 impl StoredRow {
     /// The row an invocation is stored as. Inline `raw_output` is stored as its compact JSON
     /// text, numbers as written.
     pub fn from_invocation(inv: &Invocation) -> Result<StoredRow, RowError> {
         let created_at = inv.created_at.as_deref().ok_or(RowError::MissingCreatedAt)?;
+        if inv.session_id.is_none() {
+            return Err(RowError::MissingSessionId);
+        }
+        // The raw output is cloned with the rest and dropped at once: it is taken as text.
+        let columns = Invocation {
+            created_at: Some(timestamp::to_stored(created_at)?),
+            input_params: None,
+            retrieval_details: None,
+            raw_output: None,
+            raw_output_file: None,
+            invalid_utf8: false,
+            ..inv.clone()
+        };
         Ok(StoredRow {
-            id: inv.id,
-            session_id: inv.session_id.clone().ok_or(RowError::MissingSessionId)?,
-            run_id: inv.run_id.clone(),
-            step_id: inv.step_id,
-            tool_name: inv.tool_name.clone(),
+            columns,
             input_params: inv.input_params.as_ref().map_or_else(|| "null".to_string(), Json::to_json_string),
-            output_preview: inv.output_preview.clone(),
-            output_length: inv.output_length,
-            retrieval_layer: inv.retrieval_layer.clone(),
-            l0_match_count: inv.l0_match_count,
-            l1_match_count: inv.l1_match_count,
-            is_truncated: inv.is_truncated,
-            relevance_level: inv.relevance_level.clone(),
-            dedup_reason: inv.dedup_reason.clone(),
             retrieval_details: inv.retrieval_details.as_ref().map(Json::to_json_string),
-            duration_ms: inv.duration_ms,
-            success: inv.success,
-            error_message: inv.error_message.clone(),
-            created_at: timestamp::to_stored(created_at)?,
             raw_output: inv.raw_output.as_ref().map(|raw| match raw {
                 RawOutput::Json(doc) => doc.to_json_string(),
                 RawOutput::Text(text) => text.clone(),
                 RawOutput::Shared(text) => text.to_string(),
             }),
-            invalid_utf8: false,
         })
     }
 
@@ -109,87 +80,69 @@ impl StoredRow {
     /// where nothing checks it, e.g. SQLite) becomes a JSON string of that text, so the claim
     /// reads as `malformed_details` instead of failing the row.
     pub fn into_invocation(self) -> Invocation {
-        let json_column = |text: Option<&str>| text.and_then(Json::from_column);
-        Invocation {
-            id: self.id,
-            input_params: json_column(Some(&self.input_params)),
-            retrieval_details: json_column(self.retrieval_details.as_deref()),
-            created_at: Some(timestamp::to_rfc3339(&self.created_at)),
-            raw_output: self.raw_output.map(RawOutput::Text),
-            raw_output_file: None,
-            session_id: Some(self.session_id),
-            run_id: self.run_id,
-            step_id: self.step_id,
-            tool_name: self.tool_name,
-            output_preview: self.output_preview,
-            output_length: self.output_length,
-            retrieval_layer: self.retrieval_layer,
-            l0_match_count: self.l0_match_count,
-            l1_match_count: self.l1_match_count,
-            is_truncated: self.is_truncated,
-            relevance_level: self.relevance_level,
-            dedup_reason: self.dedup_reason,
-            duration_ms: self.duration_ms,
-            success: self.success,
-            error_message: self.error_message,
-            invalid_utf8: self.invalid_utf8,
-        }
+        let mut inv = self.columns;
+        inv.input_params = Json::from_column(&self.input_params);
+        inv.retrieval_details = self.retrieval_details.as_deref().and_then(Json::from_column);
+        inv.created_at = inv.created_at.map(|stored| timestamp::to_rfc3339(&stored));
+        inv.raw_output = self.raw_output.map(RawOutput::Text);
+        inv
     }
 
-    /// Decodes a row selected with a dialect's invocation columns, in their order. Booleans
-    /// arrive as integers (MariaDB and PostgreSQL cast them, so that `TINYINT(1)`, `BIT(1)` and
-    /// integer columns read alike; SQLite stores them so): any value but 0 is true.
+    /// Decodes a row selected with a dialect's invocation columns: the core's columns in
+    /// their order ([`Column::ALL`]), then the raw output. Each is read by the type the core
+    /// gives it and stored through [`Invocation::set`], so a text, integer or boolean column
+    /// the core adds is read here with no change. Text is read as bytes (see [`TextColumns`]);
+    /// booleans arrive as integers (MariaDB and PostgreSQL cast them, so that `TINYINT(1)`,
+    /// `BIT(1)` and integer columns read alike; SQLite stores them so): any value but 0 is
+    /// true. An integer the column cannot hold is an error naming it, as from every reader.
     pub(crate) fn decode<R>(row: &R) -> Result<StoredRow, sqlx::Error>
     where
         R: TextColumns,
         usize: ColumnIndex<R>,
         for<'r> i64: Decode<'r, R::Database> + Type<R::Database>,
     {
-        let flag = |i: usize| -> Result<Option<bool>, sqlx::Error> {
-            Ok(row.try_get::<Option<i64>, _>(i)?.map(|v| v != 0))
-        };
         let mut lossy = false;
         let mut text = |i: usize| -> Result<Option<String>, sqlx::Error> {
             Ok(row.bytes(i)?.map(|b| lossy_text(b, &mut lossy)))
         };
-        let required = |value: Option<String>, column: &str| {
-            value.ok_or_else(|| sqlx::Error::Decode(format!("{column} is NULL").into()))
+        let decode_error = |column: Column, what: &dyn std::fmt::Display| {
+            sqlx::Error::Decode(format!("{}: {what}", column.name()).into())
         };
-        let session_id = required(text(1)?, "session_id")?;
-        let run_id = text(2)?;
-        let tool_name = required(text(4)?, "tool_name")?;
-        let input_params = text(5)?.unwrap_or_else(|| "null".to_string());
-        let output_preview = text(6)?;
-        let retrieval_layer = text(8)?;
-        let relevance_level = text(12)?;
-        let dedup_reason = text(13)?;
-        let retrieval_details = text(14)?;
-        let error_message = text(17)?;
-        let created_at = required(text(18)?, "created_at")?;
-        let raw_output = text(19)?;
-        Ok(StoredRow {
-            id: row.try_get(0)?,
-            session_id,
-            run_id,
-            step_id: row.try_get(3)?,
-            tool_name,
-            input_params,
-            output_preview,
-            output_length: row.try_get(7)?,
-            retrieval_layer,
-            l0_match_count: row.try_get(9)?,
-            l1_match_count: row.try_get(10)?,
-            is_truncated: flag(11)?,
-            relevance_level,
-            dedup_reason,
-            retrieval_details,
-            duration_ms: row.try_get(15)?,
-            success: flag(16)?,
-            error_message,
-            created_at,
-            raw_output,
-            invalid_utf8: lossy,
-        })
+        let mut stored = StoredRow {
+            columns: Invocation::default(),
+            input_params: String::new(),
+            retrieval_details: None,
+            raw_output: None,
+        };
+        for (i, column) in Column::ALL.into_iter().enumerate() {
+            let cell = match column.ty() {
+                ColumnType::Bigint | ColumnType::Int => row.try_get::<Option<i64>, _>(i)?.map(Cell::Integer),
+                ColumnType::Boolean => row.try_get::<Option<i64>, _>(i)?.map(|v| Cell::Bool(v != 0)),
+                ColumnType::Text | ColumnType::Json => text(i)?.map(Cell::Text),
+            };
+            // The table's NOT NULL columns: the core requires only `id` and `tool_name`.
+            if cell.is_none()
+                && (column.required() || matches!(column, Column::SessionId | Column::CreatedAt))
+            {
+                return Err(sqlx::Error::Decode(format!("{} is NULL", column.name()).into()));
+            }
+            match (column, cell) {
+                (Column::InputParams, cell) => {
+                    stored.input_params = match cell {
+                        Some(Cell::Text(json)) => json,
+                        _ => "null".to_string(),
+                    }
+                }
+                (Column::RetrievalDetails, Some(Cell::Text(json))) => stored.retrieval_details = Some(json),
+                (column, cell) => stored
+                    .columns
+                    .set(column, cell.unwrap_or(Cell::Null))
+                    .map_err(|e| decode_error(column, &e.message()))?,
+            }
+        }
+        stored.raw_output = text(RAW_OUTPUT)?;
+        stored.columns.invalid_utf8 = lossy;
+        Ok(stored)
     }
 }
 
@@ -242,4 +195,74 @@ pub fn into_run(rows: Vec<StoredRow>) -> Option<Run> {
     let invocations: Vec<Invocation> = rows.into_iter().map(StoredRow::into_invocation).collect();
     let first = invocations.first()?;
     Some(Run { run_id: first.run_id.clone(), session_id: first.session_id.clone(), invocations })
+}
+
+#[cfg(test)]
+mod tests {
+    use sqlx::sqlite::SqlitePoolOptions;
+
+    use super::*;
+
+    /// Decodes the row SQLite selects for `values`, the columns in the table's order and then
+    /// the raw output, as a dialect's invocation select gives them.
+    fn decode(values: &str) -> Result<StoredRow, String> {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+        runtime.block_on(async {
+            let pool = SqlitePoolOptions::new().connect("sqlite::memory:").await.expect("SQLite in memory");
+            let select = format!("SELECT {values}");
+            let row = sqlx::query(sqlx::AssertSqlSafe(select)).fetch_one(&pool).await.expect("a row");
+            StoredRow::decode(&row).map_err(|e| e.to_string())
+        })
+    }
+
+    const FULL: &str = r#"7, 's', 'r', 2, 'q', '{"k":1}', 'pre', 12, 'L0', 3, 4, 1, 'PRECISE', 'doc',
+        '{"evidence_refs":[]}', 99, 0, 'err', '2026-11-30 10:00:01.000000', '{"m": "x"}'"#;
+
+    #[test]
+    fn every_column_is_read_by_the_type_the_core_gives_it() {
+        let read = decode(FULL).expect("decodes");
+        let inv = Invocation {
+            id: 7,
+            session_id: Some("s".into()),
+            run_id: Some("r".into()),
+            step_id: Some(2),
+            tool_name: "q".into(),
+            input_params: Json::parse(r#"{"k": 1}"#).ok(),
+            output_preview: Some("pre".into()),
+            output_length: Some(12),
+            retrieval_layer: Some("L0".into()),
+            l0_match_count: Some(3),
+            l1_match_count: Some(4),
+            is_truncated: Some(true),
+            relevance_level: Some("PRECISE".into()),
+            dedup_reason: Some("doc".into()),
+            retrieval_details: Json::parse(r#"{"evidence_refs": []}"#).ok(),
+            duration_ms: Some(99),
+            success: Some(false),
+            error_message: Some("err".into()),
+            created_at: Some("2026-11-30T10:00:01Z".into()),
+            raw_output: Some(RawOutput::Text(r#"{"m": "x"}"#.into())),
+            ..Invocation::default()
+        };
+        assert_eq!(read, StoredRow::from_invocation(&inv).expect("a row"));
+        assert_eq!(read.clone().into_invocation().created_at.as_deref(), Some("2026-11-30T10:00:01Z"));
+        let bare = decode(
+            "7, 's', NULL, NULL, 'q', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
+             NULL, NULL, NULL, '2026-11-30 10:00:01.000000', NULL",
+        )
+        .expect("decodes");
+        assert_eq!((bare.input_params.as_str(), bare.columns.success, bare.raw_output), ("null", None, None));
+    }
+
+    #[test]
+    fn a_value_the_column_cannot_hold_names_the_column() {
+        // INT columns hold an i32 in every reader: a bundle, a binding's row, an Arrow batch.
+        let big = FULL.replacen(", 12,", ", 3000000000,", 1);
+        let e = decode(&big).expect_err("past INT");
+        assert!(e.ends_with("output_length: 3000000000 is not an integer within INT (i32)"), "{e}");
+        let null = FULL.replacen("'q'", "NULL", 1);
+        assert!(decode(&null).expect_err("NOT NULL").ends_with("tool_name is NULL"));
+        let null = FULL.replacen("'s'", "NULL", 1);
+        assert!(decode(&null).expect_err("NOT NULL").ends_with("session_id is NULL"));
+    }
 }

@@ -318,15 +318,16 @@ impl Store {
         with_pool!(self, pool, sql => {
             let insert_output = sql.insert_output(&schema);
             let mut tx = pool.begin_for(&self.listener).within(self.wait).await.map_err(|e| self.error(action, e))?;
-            for row in rows {
+            for stored in rows {
+                let row = &stored.columns;
                 let insert = if full { sql.insert_invocation } else { sql.insert_invocation_v005 };
                 let query = sqlx::query(insert)
                     .bind(row.id)
-                    .bind(row.session_id.as_str())
+                    .bind(row.session_id.as_deref())
                     .bind(row.run_id.as_deref())
                     .bind(row.step_id)
                     .bind(row.tool_name.as_str())
-                    .bind(row.input_params.as_str())
+                    .bind(stored.input_params.as_str())
                     .bind(row.output_preview.as_deref())
                     .bind(row.output_length)
                     .bind(row.retrieval_layer.as_deref())
@@ -338,16 +339,16 @@ impl Store {
                     false => query,
                 };
                 query
-                    .bind(row.retrieval_details.as_deref())
+                    .bind(stored.retrieval_details.as_deref())
                     .bind(row.duration_ms)
                     .bind(row.success)
                     .bind(row.error_message.as_deref())
-                    .bind(row.created_at.as_str())
+                    .bind(row.created_at.as_deref())
                     .execute(&mut *tx)
                     .within(self.wait)
                     .await
                     .map_err(|e| self.error(format!("{action}: id {}", row.id), e))?;
-                if let Some(raw) = &row.raw_output {
+                if let Some(raw) = &stored.raw_output {
                     sqlx::query(insert_output)
                         .bind(row.id)
                         .bind(raw.as_str())
