@@ -35,7 +35,8 @@ pub struct VerifyArgs<'a> {
 pub fn verify(args: VerifyArgs<'_>, out: &mut Output) -> Result<u8, Failure> {
     let engine = Engine::new(args.policy, args.raw_outputs, None);
     let (verified, runs) = if args.format == Format::Html {
-        let mut loaded = load::load_runs(args.paths, args.max_bundle)?;
+        // Parsed on the engine's threads too: one pool for the whole command.
+        let mut loaded = engine.threads().install(|| load::load_runs(args.paths, args.max_bundle))??;
         let groundcheck_host::Verified { report, lookups } = engine.verify_runs(&mut loaded.runs)?;
         (load::Verified { report, files: loaded.files, notes: loaded.notes, lookups }, loaded.runs)
     } else {

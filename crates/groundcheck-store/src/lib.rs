@@ -5,7 +5,7 @@
 //! It is deliberately thin: [`Store`] moves [`StoredRow`]s and verdicts; deciding verdicts is
 //! groundcheck-core's job. JSON crosses the boundary as text, so the exact text the agent's
 //! tools returned (numbers as written, member order) is what gets verified. Text that is not
-//! valid UTF-8 is decoded with U+FFFD and the row is flagged ([`StoredRow::invalid_utf8`]).
+//! valid UTF-8 is decoded with U+FFFD and the row is flagged (`invalid_utf8` of [`StoredRow::columns`]).
 //!
 //! Migrations live in `migrations/{sqlite,mysql,postgres}/` at the repository root and are
 //! embedded with `sqlx::migrate!`; their history is kept in [`MIGRATIONS_TABLE`], never in
