@@ -10,6 +10,10 @@
 //! `DECIMAL`/`NUMERIC`; `created_at` as a date-time type (`DATETIME`, `TIMESTAMP`, PostgreSQL's
 //! `timestamp` and `timestamptz`) or text. SQLite is dynamically typed: any
 //! declared type is accepted and each value is read by the type it is stored as.
+//!
+//! A type says what a column can hold; each value read is then checked as every reader checks
+//! it (`row.rs`, through the core's column table): an `INT` column's value past i32, which a
+//! `BIGINT` declaration can hold, stops the read with an error naming the column.
 
 /// What a column of the agent's table holds, and so which SQL types can hold it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
