@@ -7,8 +7,9 @@ MariaDB `JSON`, `DECIMAL(12,0)`, `DATETIME(6)`, `TINYINT(1)`; SQLite `TEXT` — 
 every invocation of the shipped bundles. The servers are `GROUNDCHECK_TEST_POSTGRES_URL` and
 `GROUNDCHECK_TEST_MYSQL_URL` (`scripts/test-databases.sh start`); under CI (`CI` set to
 anything but empty, `false` or `0`) a missing server or driver fails the suite, elsewhere it
-skips with the reason. The tables are this suite's own (`py_agent_tool_invocation_*`),
-created and dropped here, so the Rust suites sharing the servers are never touched."""
+skips with the reason. The tables are this suite's own (`py_agent_tool_invocation_*`, named
+for the process), created and dropped here, so the Rust suites sharing the servers, and other
+runs of this suite, are never touched."""
 
 from __future__ import annotations
 
@@ -248,11 +249,18 @@ def query(table: str, marker: str) -> str:
     return f"SELECT {SELECT} FROM {table} WHERE bundle = {marker} ORDER BY pos"
 
 
+def own_table(kind: str) -> str:
+    """This process's table for one JSON column type: named for the process, so that suites
+    run side by side on the same servers (pytest-xdist's workers, a second checkout) never
+    drop or fill each other's table."""
+    return f"py_agent_tool_invocation_{kind}_{os.getpid()}"
+
+
 @pytest.fixture(scope="module", params=["jsonb", "json", "text"])
 def postgres(request: pytest.FixtureRequest) -> Iterator[Table]:
     url = server("GROUNDCHECK_TEST_POSTGRES_URL")
     psycopg = driver("psycopg")
-    table = f"py_agent_tool_invocation_{request.param}"
+    table = own_table(request.param)
     connection = psycopg.connect(url.geturl().replace("postgres://", "postgresql://", 1))
     connection.execute(f"DROP TABLE IF EXISTS {table}")
     connection.execute(POSTGRES_TABLE.format(table=table, json=request.param))
@@ -273,7 +281,7 @@ def mariadb_connect(url: Any, **options: Any) -> Any:
 @pytest.fixture(scope="module", params=["JSON", "LONGTEXT"])
 def mariadb(request: pytest.FixtureRequest) -> Iterator[Table]:
     url = server("GROUNDCHECK_TEST_MYSQL_URL")
-    table = f"py_agent_tool_invocation_{request.param.lower()}"
+    table = own_table(request.param.lower())
     connection = mariadb_connect(url)
     with connection.cursor() as cursor:
         cursor.execute(f"DROP TABLE IF EXISTS {table}")
@@ -450,7 +458,7 @@ def test_a_json_null_document_is_not_sql_null(tmp_path: Path) -> None:
     # output becomes "no raw output". Read as text, it is the document "null".
     url = server("GROUNDCHECK_TEST_POSTGRES_URL").geturl().replace("postgres://", "postgresql://", 1)
     psycopg = driver("psycopg")
-    table = "py_agent_tool_invocation_null"
+    table = own_table("null")
     details = json.dumps({"evidence_status": "supported", "evidence_refs": [{"raw_path": "$", "text": "null"}]})
     with psycopg.connect(url) as conn:
         conn.execute(f"DROP TABLE IF EXISTS {table}")

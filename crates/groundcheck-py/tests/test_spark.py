@@ -24,6 +24,9 @@ def spark() -> Iterator[Any]:
     session = (
         SparkSession.builder.master("local[2]")
         .config("spark.ui.enabled", "false")
+        # A short job in a fresh JVM: the first compiler tier alone and the serial collector
+        # take about half the CPU of the default (C2 compiling Spark's paths, parallel GC threads).
+        .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
         .config("spark.sql.shuffle.partitions", "3")
         # Batches of a few rows: a partition's rows reach the worker in several batches.
         .config("spark.sql.execution.arrow.maxRecordsPerBatch", "16")

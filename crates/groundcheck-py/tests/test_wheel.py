@@ -83,10 +83,13 @@ def test_a_fresh_environment_installs_the_wheel_and_gets_the_command_lines_verdi
     expected = subprocess.run([binary, "verify", "--format", "json", str(bundle)], check=True, capture_output=True).stdout
     with tempfile.TemporaryDirectory() as tmp:
         venv = Path(tmp) / "venv"
-        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        # The environment has no pip of its own (installing one is most of the venv's making):
+        # this interpreter's pip installs into it (`--python`), as the venv's own pip would.
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
         python = venv / "bin" / "python"
         subprocess.run(
-            [str(python), "-m", "pip", "install", "--quiet", "--no-index", "--disable-pip-version-check", str(_wheel())],
+            [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-index",
+             "--disable-pip-version-check", str(_wheel())],
             check=True,
         )
         script = "import groundcheck, sys; sys.stdout.write(groundcheck.verify_bundle(sys.argv[1]).to_json())"
