@@ -38,11 +38,11 @@ use arrow_array::types::{
     UInt64Type, UInt8Type,
 };
 use arrow_array::{
-    Array, ArrayRef, ArrowPrimitiveType, BooleanArray, Int64Array, RecordBatch, RecordBatchReader,
-    StringArray,
+    Array, ArrayRef, ArrowPrimitiveType, BooleanArray, Int64Array, LargeStringArray, RecordBatch,
+    RecordBatchReader, StringArray, StringViewArray,
 };
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
-use groundcheck_core::{Cell, Column, ColumnType, Invocation, Json, RawOutput, RunSet, Verdict};
+use groundcheck_core::{Cell, Column, ColumnType, Invocation, Json, RawOutput, RunSet, SharedText};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 use pyo3_arrow::input::AnyRecordBatch;
@@ -384,17 +384,59 @@ fn fraction(nanos: u32) -> String {
     }
 }
 
+/// A string column a raw output is shared with: its array behind one reference count per
+/// batch, so that a row's raw output is the column's own bytes, not a copy of them.
+#[derive(Clone)]
+enum Strings {
+    Utf8(Arc<StringArray>),
+    Large(Arc<LargeStringArray>),
+    View(Arc<StringViewArray>),
+}
+
+impl Strings {
+    /// The column `array` when its values can be shared: a string column of any offset width
+    /// or a view (a binary column's bytes may need decoding, and a dictionary's values are
+    /// copied).
+    fn of(array: &dyn Array) -> Option<Strings> {
+        match array.data_type() {
+            DataType::Utf8 => Some(Strings::Utf8(Arc::new(array.as_string::<i32>().clone()))),
+            DataType::LargeUtf8 => Some(Strings::Large(Arc::new(array.as_string::<i64>().clone()))),
+            DataType::Utf8View => Some(Strings::View(Arc::new(array.as_string_view().clone()))),
+            _ => None,
+        }
+    }
+}
+
+/// Row `row`'s value of a string column, as the owner of a [`SharedText`]: the column's
+/// buffers are kept alive by it, never copied.
+struct InColumn {
+    strings: Strings,
+    row: usize,
+}
+
+impl AsRef<str> for InColumn {
+    fn as_ref(&self) -> &str {
+        match &self.strings {
+            Strings::Utf8(a) => a.value(self.row),
+            Strings::Large(a) => a.value(self.row),
+            Strings::View(a) => a.value(self.row),
+        }
+    }
+}
+
 /// One batch's columns, ready to read a row.
 struct Readers<'a> {
     ints: Vec<(usize, Getter<'a, i128>)>,
     texts: Vec<(usize, Getter<'a, &'a [u8]>)>,
     /// `created_at` as a timestamp or date.
     time: Option<Getter<'a, String>>,
+    /// `raw_output` and `raw_output_text` when a row's text can be shared with the column.
+    shared: [Option<Strings>; 2],
 }
 
 impl<'a> Readers<'a> {
     fn new(plan: &Plan, batch: &'a RecordBatch) -> Readers<'a> {
-        let mut readers = Readers { ints: Vec::new(), texts: Vec::new(), time: None };
+        let mut readers = Readers { ints: Vec::new(), texts: Vec::new(), time: None, shared: [None, None] };
         for (column, position) in plan.iter().enumerate() {
             let Some(position) = *position else { continue };
             let array: &'a ArrayRef = batch.column(position);
@@ -408,20 +450,26 @@ impl<'a> Readers<'a> {
                     Some(time) => readers.time = Some(time),
                     None => readers.texts.push((column, bytes(array.as_ref()))),
                 },
-                Kind::Text | Kind::JsonText | Kind::RawText => {
+                Kind::RawText => {
+                    readers.shared[column - at::RAW_OUTPUT] = Strings::of(array.as_ref());
                     readers.texts.push((column, bytes(array.as_ref())))
                 }
+                Kind::Text | Kind::JsonText => readers.texts.push((column, bytes(array.as_ref()))),
             }
         }
         readers
     }
 }
 
-/// A value's text: its bytes as UTF-8, or decoded with U+FFFD (`lossy` set).
+/// A value's text: its bytes as UTF-8, or decoded with U+FFFD (`lossy` set). Checked with
+/// `simdutf8` (SIMD, chosen at run time; every byte of every raw output passes here): only
+/// text that fails it is decoded again, by the standard library's lossy decoder.
 fn text<'b>(bytes: &'b [u8], lossy: &mut bool) -> Cow<'b, str> {
-    let text = String::from_utf8_lossy(bytes);
-    *lossy |= matches!(text, Cow::Owned(_));
-    text
+    if let Ok(text) = simdutf8::basic::from_utf8(bytes) {
+        return Cow::Borrowed(text);
+    }
+    *lossy = true;
+    String::from_utf8_lossy(bytes)
 }
 
 /// Row `i` of `batch` (row `row` of the input) read into an invocation.
@@ -470,7 +518,14 @@ fn row(
         match *column {
             at::RAW_OUTPUT | at::RAW_OUTPUT_TEXT => {
                 raw_given += 1;
-                inv.raw_output = Some(RawOutput::Text(value.into_owned()));
+                // UTF-8 in a string column: the column's own bytes, shared; else its text.
+                let shared = &readers.shared[*column - at::RAW_OUTPUT];
+                inv.raw_output = Some(match (value, shared) {
+                    (Cow::Borrowed(_), Some(strings)) => {
+                        RawOutput::Shared(SharedText::new(InColumn { strings: strings.clone(), row: i }))
+                    }
+                    (value, _) => RawOutput::Text(value.into_owned()),
+                });
             }
             at::TOOL_NAME => {
                 tool = true;
@@ -504,12 +559,16 @@ fn boolean(values: &BooleanArray, i: usize) -> Option<bool> {
     values.is_valid(i).then(|| values.value(i))
 }
 
-/// A row's answer: its keys and its verdict's columns.
+/// A row's answer: its keys and its verdict's columns (the verdict itself dropped on the
+/// thread that made it, in parallel).
 struct Out {
     id: i64,
     run_id: Option<String>,
     session_id: Option<String>,
-    verdict: Verdict,
+    status: &'static str,
+    reason: &'static str,
+    claimed_status: Option<String>,
+    claim_agrees: Option<bool>,
     refs: String,
 }
 
@@ -541,9 +600,14 @@ fn verify_stream(
             outs.push(out?.ok_or(Problem::Cancelled)?);
         }
     }
-    // Grouped as verify_run groups rows: an id repeated within a run is its error.
+    check_runs(&outs)?;
+    answer(outs)
+}
+
+/// The rows grouped as `verify_run` groups them: an `id` repeated within a run is its error.
+fn check_runs(outs: &[Out]) -> Result<(), Problem> {
     let mut runs = RunSet::default();
-    for out in &outs {
+    for out in outs {
         let key = Invocation {
             id: out.id,
             run_id: out.run_id.clone(),
@@ -552,17 +616,68 @@ fn verify_stream(
         };
         runs.push(key).map_err(Problem::Core)?;
     }
-    drop(runs);
-    answer(outs)
+    Ok(())
+}
+
+/// Seconds for a Rust program to turn `rows` into `verify_batch`'s answer, and that answer:
+/// the floor `benches/python/arrow_bench.py` measures `verify_batch` against. The rows are
+/// read from Python (as `verify_run` reads them) before the clock starts, into the form a
+/// Rust program reading the table holds them in (every text its own `String`, the raw output
+/// and the JSON columns their text); timed, on this verifier's threads: the JSON columns
+/// parsed, every row verified in parallel, the runs' ids checked and the answer's columns
+/// written, as `verify_batch` writes them. What `verify_batch` does beyond it is reading the
+/// Arrow columns (and handing the batch over). A bench hook: only in the `test-hooks` build.
+#[cfg(feature = "test-hooks")]
+#[pyfunction]
+pub fn _time_batch_floor(
+    py: Python<'_>,
+    verifier: PyRef<'_, Verifier>,
+    rows: &Bound<'_, PyAny>,
+) -> PyResult<(f64, PyRecordBatch)> {
+    guard("_time_batch_floor", || {
+        let mut stored = Vec::new();
+        let mut held = Vec::new();
+        for (n, row) in rows.try_iter()?.enumerate() {
+            let pending = crate::row::read(&row?).map_err(|e| match e {
+                crate::row::RowError::Field(field, problem) => invalid_row(py, Some(n), &field, &problem),
+                crate::row::RowError::Raised(e) => e,
+            })?;
+            let (row, from) = pending.stored();
+            stored.push(row);
+            held.push(from);
+        }
+        let (work, pool) = (verifier.work(), verifier.pool(py)?);
+        let cancel = engine::cancel();
+        let (seconds, answer) = engine::run(py, &pool, &cancel, move || {
+            let started = std::time::Instant::now();
+            let outs: Vec<Out> = stored.into_par_iter().map(|row| work.verify(row.finish())).collect();
+            let answer = check_runs(&outs).and_then(|()| answer(outs));
+            (started.elapsed().as_secs_f64(), answer)
+        })?;
+        drop(held); // with the GIL held
+        match answer {
+            Ok(batch) => Ok((seconds, PyRecordBatch::new(batch))),
+            Err(Problem::Core(e)) => Err(from_core(py, &e)),
+            Err(_) => Err(raise(py, "InternalError", "the floor's answer cannot be built", &[])),
+        }
+    })
 }
 
 impl Work {
     /// The output row of `inv`: its keys, its verdict and the verdict's refs as JSON text.
-    fn verify(&self, inv: Invocation) -> Out {
-        let (run_id, session_id) = (inv.run_id.clone(), inv.session_id.clone());
-        let verdict = self.verify_invocation(inv);
+    fn verify(&self, mut inv: Invocation) -> Out {
+        let verdict = self.verify_invocation(&mut inv);
         let refs = serde_json::to_string(&verdict.refs).unwrap_or_default();
-        Out { id: verdict.id, run_id, session_id, verdict, refs }
+        Out {
+            id: verdict.id,
+            run_id: inv.run_id.take(),
+            session_id: inv.session_id.take(),
+            status: verdict.status.as_str(),
+            reason: verdict.reason.as_str(),
+            claimed_status: verdict.claimed_status,
+            claim_agrees: verdict.claim_agrees,
+            refs,
+        }
     }
 }
 
@@ -590,7 +705,7 @@ fn answer(outs: Vec<Out>) -> Result<RecordBatch, Problem> {
         ("refs", |o| o.refs.len()),
         ("run_id", |o| o.run_id.as_ref().map_or(0, String::len)),
         ("session_id", |o| o.session_id.as_ref().map_or(0, String::len)),
-        ("claimed_status", |o| o.verdict.claimed_status.as_ref().map_or(0, String::len)),
+        ("claimed_status", |o| o.claimed_status.as_ref().map_or(0, String::len)),
     ];
     for (name, len) in columns {
         let total: usize = outs.iter().map(len).sum();
@@ -604,10 +719,10 @@ fn answer(outs: Vec<Out>) -> Result<RecordBatch, Problem> {
     let ids = Int64Array::from_iter_values(outs.iter().map(|o| o.id));
     let run_ids = StringArray::from_iter(outs.iter().map(|o| o.run_id.as_deref()));
     let session_ids = StringArray::from_iter(outs.iter().map(|o| o.session_id.as_deref()));
-    let statuses = StringArray::from_iter_values(outs.iter().map(|o| o.verdict.status.as_str()));
-    let reasons = StringArray::from_iter_values(outs.iter().map(|o| o.verdict.reason.as_str()));
-    let claimed = StringArray::from_iter(outs.iter().map(|o| o.verdict.claimed_status.as_deref()));
-    let agrees = BooleanArray::from_iter(outs.iter().map(|o| o.verdict.claim_agrees));
+    let statuses = StringArray::from_iter_values(outs.iter().map(|o| o.status));
+    let reasons = StringArray::from_iter_values(outs.iter().map(|o| o.reason));
+    let claimed = StringArray::from_iter(outs.iter().map(|o| o.claimed_status.as_deref()));
+    let agrees = BooleanArray::from_iter(outs.iter().map(|o| o.claim_agrees));
     let refs = StringArray::from_iter_values(outs.iter().map(|o| o.refs.as_str()));
     let columns: Vec<ArrayRef> = vec![
         Arc::new(ids),

@@ -121,11 +121,11 @@ impl Work {
     }
 
     /// The verdict of `invocation` (`verify_batch`'s rows): its file looked up first, when the
-    /// verifier has a template.
-    pub(crate) fn verify_invocation(&self, invocation: Invocation) -> CoreVerdict {
-        let mut invocation = [invocation];
-        self.attach(&mut invocation);
-        self.core().verify(&invocation[0])
+    /// verifier has a template. The invocation stays the caller's (its keys go on to the
+    /// answer without a copy).
+    pub(crate) fn verify_invocation(&self, invocation: &mut Invocation) -> CoreVerdict {
+        self.attach(std::slice::from_mut(invocation));
+        self.core().verify(invocation)
     }
 
     /// The verdict of a row read, with the keys of its run: its file looked up first, when

@@ -265,6 +265,52 @@ def test_raw_output_text_and_bytes_that_are_not_utf8(base_answer: list[dict[str,
     assert [(r["status"], r["reason"], r["refs"]) for r in out] == [(expected.status, expected.reason, refs_json(expected))] * 2
 
 
+def test_a_string_column_holding_bytes_that_are_not_utf8_is_read_as_a_binary_one() -> None:
+    # An Arrow string column promises UTF-8; a producer that breaks the promise (pyarrow builds
+    # one from raw buffers unchecked) gets the binary column's verdict, not the bytes as text.
+    broken = b'{"logs": ["dial tcp: connection \xff refused"]}'
+    offsets = pa.py_buffer(pa.array([0, len(broken), 2 * len(broken)], pa.int32()).buffers()[1])
+    strings = pa.Array.from_buffers(pa.string(), 2, [None, offsets, pa.py_buffer(broken * 2)])
+    expected = groundcheck.verify_invocation({**BASE, "raw_output": broken})
+    assert "invalid_utf8" in expected.warnings
+    out = answer_of(one_row("raw_output", strings))
+    assert [(r["status"], r["reason"], r["refs"]) for r in out] == [(expected.status, expected.reason, refs_json(expected))] * 2
+    assert out == answer_of(one_row("raw_output", pa.array([broken, broken], pa.binary())))
+
+
+def test_raw_outputs_of_a_sliced_or_chunked_table_are_each_row_s_own(base_answer: list[dict[str, Any]]) -> None:
+    # A raw output is read in place from its column's buffers: a column that starts at an
+    # offset (a slice) or comes in chunks gives each row its own text.
+    other = json.dumps({"logs": ["nothing to see"]})
+    outputs = [other, OUTPUT, other, OUTPUT, other]
+    for arrow_type in (pa.string(), pa.large_string(), pa.string_view()):
+        table = pa.table(
+            {
+                **{k: pa.array([v] * 5, type=SCHEMA.field(k).type) for k, v in BASE.items() if k not in ("id", "raw_output")},
+                "id": pa.array(range(5), pa.int64()),
+                "raw_output": pa.array(outputs, arrow_type),
+            }
+        )
+        whole = [(r["status"], r["refs"]) for r in answer_of(table)]
+        assert [s for s, _ in whole] == ["unsupported", "supported", "unsupported", "supported", "unsupported"]
+        assert [(r["status"], r["refs"]) for r in answer_of(table.slice(1, 3))] == whole[1:4]
+        chunked = pa.concat_tables([table.slice(0, 2), table.slice(2)])
+        assert chunked.column("raw_output").num_chunks == 2
+        assert [(r["status"], r["refs"]) for r in answer_of(chunked)] == whole
+
+
+def test_the_bench_s_rust_floor_gives_verify_batch_s_answer(folder: Path) -> None:
+    # benches/python/arrow_bench.py measures verify_batch against a Rust program that starts
+    # from the rows' texts and writes the same answer (a test-hooks build's hook): the two
+    # answers are one, so the bench compares like with like.
+    rows = dict_rows(folder)
+    table = pq.read_table(parquet(folder))
+    verifier = groundcheck.Verifier()
+    seconds, answer = groundcheck._groundcheck._time_batch_floor(verifier, rows)
+    assert seconds > 0
+    assert pa.record_batch(answer).equals(pa.record_batch(groundcheck.verify_batch(table, verifier=verifier)))
+
+
 def test_json_text_that_is_not_json_is_a_string_of_that_text() -> None:
     table = one_row("retrieval_details", pa.array(["{not json", "{not json"]))
     expected = groundcheck.verify_invocation({**BASE, "retrieval_details": "{not json"})
