@@ -141,6 +141,9 @@ CREATE OR REPLACE USER '$RO_USER'@'127.0.0.1' IDENTIFIED BY '$RO_PW';
 CREATE OR REPLACE USER '$RO_USER'@'localhost' IDENTIFIED BY '$RO_PW';
 GRANT ALL PRIVILEGES ON \`$DB\`.* TO '$RW_USER'@'127.0.0.1', '$RW_USER'@'localhost';
 GRANT SELECT ON \`$DB\`.* TO '$RO_USER'@'127.0.0.1', '$RO_USER'@'localhost';
+-- A database of its own for each storage test (tests/engines.rs): $DB followed by _ and more.
+GRANT ALL PRIVILEGES ON \`${DB//_/\\_}\\_%\`.* TO '$RW_USER'@'127.0.0.1', '$RW_USER'@'localhost';
+GRANT SELECT ON \`${DB//_/\\_}\\_%\`.* TO '$RO_USER'@'127.0.0.1', '$RO_USER'@'localhost';
 SQL
   # Check the exported URL really works over TCP with a password.
   mariadb --no-defaults -h 127.0.0.1 -P "$MY_PORT" -u "$RW_USER" -p"$RW_PW" "$DB" -N \
@@ -211,7 +214,7 @@ CONF
   pg_psql -d postgres <<SQL
 SELECT format('CREATE ROLE %I LOGIN', r) FROM unnest(ARRAY['$RW_USER', '$RO_USER']) r
   WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = r) \gexec
-ALTER ROLE $RW_USER LOGIN PASSWORD '$RW_PW';
+ALTER ROLE $RW_USER LOGIN CREATEDB PASSWORD '$RW_PW';
 ALTER ROLE $RO_USER LOGIN PASSWORD '$RO_PW';
 SELECT 'CREATE DATABASE $DB OWNER $RW_USER'
   WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = '$DB') \gexec
@@ -220,6 +223,12 @@ SQL
   pg_psql -d "$DB" <<SQL
 GRANT USAGE ON SCHEMA public TO $RO_USER;
 GRANT SELECT ON ALL TABLES IN SCHEMA public TO $RO_USER;
+ALTER DEFAULT PRIVILEGES FOR ROLE $RW_USER IN SCHEMA public GRANT SELECT ON TABLES TO $RO_USER;
+SQL
+  # The databases the storage tests make for themselves (tests/engines.rs: the test user may
+  # create databases) are copies of template1: the same read-only grants in each.
+  pg_psql -d template1 <<SQL
+GRANT USAGE ON SCHEMA public TO $RO_USER;
 ALTER DEFAULT PRIVILEGES FOR ROLE $RW_USER IN SCHEMA public GRANT SELECT ON TABLES TO $RO_USER;
 SQL
   PGPASSWORD="$RW_PW" "$PGBIN/psql" -X -At -h 127.0.0.1 -p "$PG_PORT" -U "$RW_USER" -d "$DB" \

@@ -2,7 +2,8 @@
 # Every test suite of groundcheck, in one command, on a fresh Debian machine with Rust:
 #
 #   scripts/test.sh [CARGO TEST ARGS...]
-#   scripts/test.sh --prepare        step 1 alone (CI runs it while clippy runs)
+#   scripts/test.sh --prepare        step 1 alone (CI runs it while step 3 runs)
+#   scripts/test.sh --build          step 3 alone (it needs nothing step 1 installs)
 #
 # 1. Installs what the suites need and the machine lacks (Debian packages, with apt-get when
 #    run as root or with password-less sudo; otherwise it names the packages and stops), makes
@@ -16,8 +17,9 @@
 #    that extension installed into the environment, and the Python, MCP and Java suites run the
 #    `groundcheck` binary it made. (Built on its own, the extension or the binary would resolve
 #    the workspace's features differently and compile the engine again.)
-# 4. Runs every suite: the Rust workspace (unit, integration, browser, database and doc tests),
-#    while the release wheel and the release jar build beside it (scripts/build-wheel.sh, then
+# 4. Runs every suite: the Rust workspace (unit, integration, browser, database and doc tests;
+#    RUST_TEST_THREADS at least 6 by default, since the storage tests mostly wait on their
+#    servers and each has a database of its own), while the release wheel and the release jar build beside it (scripts/build-wheel.sh, then
 #    scripts/build-jar.sh: the database and browser tests leave the CPU idle for long spells);
 #    then the Python package (crates/groundcheck-py/tests, with the wheel's own checks) with
 #    pytest, `groundcheck mcp` driven by the official MCP Python SDK
@@ -146,11 +148,18 @@ prepare() {
   timed "the wheel's build tools" bash scripts/build-wheel.sh --prepare
 }
 
-if [[ "${1:-}" == --prepare ]]; then
-  trap summary EXIT
-  prepare
-  exit 0
-fi
+# ------------------------------------------------------------------ the one debug build
+# The same packages, targets and features in the build and in `cargo test`: one feature
+# resolution, so every crate compiles once.
+cargo_debug=(--workspace --locked --features groundcheck-py/test-hooks,groundcheck-jni/test-hooks)
+debug_build() {
+  timed "debug build (cargo build --all-targets)" cargo build "${cargo_debug[@]}" --all-targets
+}
+
+case "${1:-}" in
+  --prepare) trap summary EXIT; prepare; exit 0 ;;
+  --build) trap summary EXIT; debug_build; exit 0 ;;
+esac
 # Tried first, so a missing package is named before anything runs; after `--prepare` this
 # finds everything in place.
 prepare
@@ -180,11 +189,7 @@ if [[ -z "${GROUNDCHECK_TEST_MYSQL_URL:-}" || -z "${GROUNDCHECK_TEST_POSTGRES_UR
   timed "database servers" start_databases
 fi
 
-# ------------------------------------------------------------------ the one debug build
-# The same packages, targets and features in the build and in `cargo test`: one feature
-# resolution, so every crate compiles once.
-cargo_debug=(--workspace --locked --features groundcheck-py/test-hooks,groundcheck-jni/test-hooks)
-timed "debug build (cargo build --all-targets)" cargo build "${cargo_debug[@]}" --all-targets
+debug_build
 
 # The release wheel and jar, beside the Rust suite; their output goes to a log printed after it.
 release_log="$target/release-builds.log"
@@ -199,10 +204,14 @@ release_builds() {
 }
 log "release wheel and jar: building in the background ($release_log)"
 export -f release_builds
-setsid bash -c 'set -euo pipefail; release_builds' >"$release_log" 2>&1 &
+# Without CI's lint wrapper (.ci/run): the debug build has linted the same code.
+setsid env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS bash -c 'set -euo pipefail; release_builds' \
+  >"$release_log" 2>&1 &
 background=$!
 
 # ------------------------------------------------------------------ the suites
+# The storage tests wait on their servers most of the time: more of them at once than cores.
+export RUST_TEST_THREADS="${RUST_TEST_THREADS:-$(($(nproc) < 6 ? 6 : $(nproc)))}"
 log "Rust: cargo test ${cargo_debug[*]} $*"
 timed "Rust suite (cargo test)" cargo test "${cargo_debug[@]}" "$@"
 

@@ -88,14 +88,15 @@ fn database_errors_are_the_servers_message_and_code() {
                 "reading run r: relation \"tool_invocation\" does not exist (SQLSTATE 42P01) \
                  (run `groundcheck migrate` against this database first)"
             }
-            _ => {
-                "reading run r: Table 'groundcheck_test.tool_invocation' doesn't exist (error 1146, SQLSTATE \
-                 42S02) (run `groundcheck migrate` against this database first)"
-            }
+            _ => &format!(
+                "reading run r: Table '{}.tool_invocation' doesn't exist (error 1146, SQLSTATE 42S02) \
+                 (run `groundcheck migrate` against this database first)",
+                engines::database_name(url)
+            ),
         };
         assert!(line.ends_with(expected), "{name}: {line}");
 
-        let unknown = url.replace("/groundcheck_test", "/no_such_db");
+        let unknown = url.replace(&format!("/{}", engines::database_name(url)), "/no_such_db");
         let line = failure_line(name, &run(["migrate", "--database", &unknown]));
         assert!(line.contains("'no_such_db'") || line.contains("\"no_such_db\""), "{name}: {line}");
         assert!(line.contains("SQLSTATE"), "{name}: {line}");
@@ -150,11 +151,8 @@ fn store_errors_carry_their_kind() {
     for engine in engines::all().into_iter().filter(|e| e.name != "sqlite") {
         let (name, url) = (engine.name, engine.url.as_str());
         let wrong = url.replace("groundcheck-test-pw", "not-the-password");
-        let unknown = url.replace("/groundcheck_test", "/no_such_db");
-        let read_only_user = match name {
-            "postgres" => std::env::var("GROUNDCHECK_TEST_POSTGRES_RO_URL").ok(),
-            _ => std::env::var("GROUNDCHECK_TEST_MYSQL_RO_URL").ok(),
-        };
+        let unknown = url.replace(&format!("/{}", engines::database_name(url)), "/no_such_db");
+        let read_only_user = engine.read_only_url.clone();
         block_on(async {
             assert_eq!(kind_of(Store::connect(&wrong).await), ErrorKind::Authentication, "{name}");
             let expected = if name == "postgres" { ErrorKind::NoSuchDatabase } else { ErrorKind::Refused };

@@ -15,7 +15,7 @@ use serde_json::Value;
 use sqlx::{AssertSqlSafe, Connection};
 
 use crate::corpus;
-use crate::engines::{self, block_on, integers, Engine};
+use crate::engines::{self, block_on, database_name, integers, Engine};
 use crate::harness::{run, temp_dir, write, Outcome};
 
 /// The passwords of `scripts/test-databases.sh`: no output of groundcheck may contain them.
@@ -173,24 +173,20 @@ fn checkpoint(url: &str) -> Option<(i64, String, bool)> {
     rows.into_iter().next().map(|(rows_done, key)| (rows_done, key.unwrap_or_default(), done))
 }
 
-/// The URL of the SELECT-only user on the engine's server (`groundcheck_ro`, see
+/// The URL of the SELECT-only user onto the engine's test database (`groundcheck_ro`, see
 /// scripts/test-databases.sh); `None` for SQLite, or when not configured outside CI.
 fn read_only_user_url(engine: &Engine) -> Option<String> {
-    let var = match engine.name {
-        "mariadb" => "GROUNDCHECK_TEST_MYSQL_RO_URL",
-        "postgres" => "GROUNDCHECK_TEST_POSTGRES_RO_URL",
-        _ => return None,
-    };
-    match std::env::var(var) {
-        Ok(url) if !url.is_empty() => Some(url),
-        _ if crate::harness::under_ci() => {
-            panic!("{var} is not set: under CI the least-privilege tests must run (see scripts/README.md)")
-        }
-        _ => {
-            let _ = writeln!(std::io::stderr(), "skipping {} read-only user: {var} is not set", engine.name);
-            None
-        }
+    if engine.name == "sqlite" || engine.read_only_url.is_some() {
+        return engine.read_only_url.clone();
     }
+    if crate::harness::under_ci() {
+        panic!(
+            "no read-only URL for {}: under CI the least-privilege tests must run (see scripts/README.md)",
+            engine.name
+        )
+    }
+    let _ = writeln!(std::io::stderr(), "skipping {} read-only user: its URL is not set", engine.name);
+    None
 }
 
 /// Asserts the database holds no verdict and no checkpoint.
@@ -350,10 +346,6 @@ fn a_write_that_fails_mid_job_keeps_whole_batches_and_resume_completes() {
 /// (`default_transaction_read_only`), as on a hot-standby replica.
 struct ReadOnlyDatabase<'a> {
     url: &'a str,
-}
-
-fn database_name(url: &str) -> &str {
-    url.rsplit('/').next().unwrap().split('?').next().unwrap()
 }
 
 impl<'a> ReadOnlyDatabase<'a> {

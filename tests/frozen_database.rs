@@ -9,114 +9,13 @@
 //! stops forwarding what the job sends (the server's answers still come back, so the last
 //! `COMMIT` is acknowledged): from the job's side, the server froze.
 
-use std::io::{Read, Write};
-use std::net::{Shutdown, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
 use crate::engines::{self, integers};
 use crate::harness::{run_in, run_shell, temp_dir, write, Outcome};
-
-/// A proxy between a job and its server that freezes every connection it carries once the
-/// job has sent `COMMIT` a given number of times.
-struct Proxy {
-    port: u16,
-    /// Freeze after this many `COMMIT`s (0: never).
-    armed: Arc<AtomicUsize>,
-    commits: Arc<AtomicUsize>,
-    /// One flag per connection carried so far: set, it forwards nothing more from the client.
-    connections: Arc<Mutex<Vec<Arc<AtomicBool>>>>,
-}
-
-impl Proxy {
-    fn to(server: &str) -> Proxy {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("a local port");
-        let port = listener.local_addr().unwrap().port();
-        let proxy =
-            Proxy { port, armed: Arc::default(), commits: Arc::default(), connections: Arc::default() };
-        let (armed, commits, connections) =
-            (Arc::clone(&proxy.armed), Arc::clone(&proxy.commits), Arc::clone(&proxy.connections));
-        let server = server.to_string();
-        std::thread::spawn(move || {
-            for client in listener.incoming() {
-                let Ok(client) = client else { continue };
-                let Ok(upstream) = TcpStream::connect(&server) else { continue };
-                let frozen = Arc::new(AtomicBool::new(false));
-                connections.lock().unwrap().push(Arc::clone(&frozen));
-                let (armed, commits, connections) =
-                    (Arc::clone(&armed), Arc::clone(&commits), Arc::clone(&connections));
-                let (c2, u2) = (client.try_clone().unwrap(), upstream.try_clone().unwrap());
-                let watch = Some((armed, commits, connections));
-                std::thread::spawn(move || pump(client, upstream, frozen, watch));
-                std::thread::spawn(move || pump(u2, c2, Arc::new(AtomicBool::new(false)), None));
-            }
-        });
-        proxy
-    }
-
-    /// Freezes every connection after the `n`th `COMMIT` from now has gone through.
-    fn freeze_after_commits(&self, n: usize) {
-        self.armed.store(self.commits.load(SeqCst) + n, SeqCst);
-    }
-
-    /// New connections are carried faithfully again (the frozen ones stay frozen).
-    fn thaw(&self) {
-        self.armed.store(0, SeqCst);
-    }
-}
-
-type Watch = (Arc<AtomicUsize>, Arc<AtomicUsize>, Arc<Mutex<Vec<Arc<AtomicBool>>>>);
-
-/// Copies `from` to `to` until either closes or `frozen` is set; with `watch` (the client's
-/// side), counts `COMMIT`s and freezes every connection at the armed count.
-fn pump(mut from: TcpStream, mut to: TcpStream, frozen: Arc<AtomicBool>, watch: Option<Watch>) {
-    let mut buf = vec![0u8; 64 * 1024];
-    let mut tail: Vec<u8> = Vec::new();
-    from.set_read_timeout(Some(Duration::from_millis(50))).unwrap();
-    loop {
-        if frozen.load(SeqCst) {
-            // Frozen: nothing is read or forwarded again; the connection stays open.
-            std::thread::sleep(Duration::from_millis(50));
-            continue;
-        }
-        let n = match from.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {
-                continue
-            }
-            Err(_) => break,
-        };
-        if to.write_all(&buf[..n]).is_err() {
-            break;
-        }
-        if let Some((armed, commits, connections)) = &watch {
-            tail.extend_from_slice(&buf[..n]);
-            let found = tail.windows(6).filter(|w| w == b"COMMIT").count();
-            tail.drain(..tail.len().saturating_sub(5));
-            if found > 0 {
-                let count = commits.fetch_add(found, SeqCst) + found;
-                let at = armed.load(SeqCst);
-                if at > 0 && count >= at {
-                    connections.lock().unwrap().iter().for_each(|c| c.store(true, SeqCst));
-                }
-            }
-        }
-    }
-    let _ = to.shutdown(Shutdown::Write);
-}
-
-/// `host:port` and the URL with the proxy's port in their place.
-fn through(url: &str, port: u16) -> (String, String) {
-    let parsed = url::Url::parse(url).unwrap();
-    let server = format!("{}:{}", parsed.host_str().unwrap(), parsed.port().unwrap());
-    let mut proxied = parsed.clone();
-    proxied.set_port(Some(port)).unwrap();
-    (server, proxied.to_string())
-}
+use crate::proxy::{through, Proxy};
 
 /// Twelve runs of two rows each, every row claiming a quote its raw output holds.
 fn bundle() -> String {

@@ -1,7 +1,6 @@
 //! `groundcheck reverify` on every engine: change reports, filters, crash and resume with
 //! `kill -9`, and concurrent shard workers whose union equals one worker.
 
-use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -341,94 +340,44 @@ fn shard_workers_together_equal_one_worker() {
 
 /// docs/rules.md (storage): the database goes away mid-job. The job stops with one clear line
 /// and a non-zero exit, the checkpoint still matches the stored verdicts, and once the
-/// database is back `--resume` finishes with every invocation stored once. The servers are
-/// really stopped and started again (`scripts/test-databases.sh stop`/`start`), so this test
-/// runs only against servers that script started: it marks every server it launches, and
-/// `owns` checks the URLs against those marks. Pointed at anyone else's servers, the test
-/// says it did not run and why (and fails under CI, where a skipped test is a
-/// failure). `engines::all()` holds every server's lock meanwhile, so no other test sees the
-/// outage.
+/// database is back `--resume` finishes with every invocation stored once. The job reaches its
+/// server through a proxy ([`crate::proxy`]) that goes down mid-job, closing every connection
+/// and refusing new ones, and comes back: the shared servers themselves are never stopped.
 #[test]
 fn a_database_outage_stops_the_job_cleanly_and_resume_finishes_it() {
-    let engines = engines::all();
-    let servers: Vec<&engines::Engine> = engines.iter().filter(|e| e.name != "sqlite").collect();
-    if servers.is_empty() {
-        return; // engines::all() said why
-    }
-    let script = crate::harness::repo("scripts/test-databases.sh");
-    let owns = Command::new("bash").arg(&script).arg("owns").args(servers.iter().map(|e| &e.url)).output();
-    let owns = owns.unwrap();
-    if !owns.status.success() {
-        let why = String::from_utf8_lossy(&owns.stderr).trim().replace('\n', "; ");
-        let not_run = format!(
-            "not run: reverify::a_database_outage_stops_the_job_cleanly_and_resume_finishes_it stops and \
-             restarts its servers, and only servers scripts/test-databases.sh started may be stopped: {why}"
-        );
-        if crate::harness::under_ci() {
-            panic!("under CI a skipped database test is a failure: {not_run}");
-        }
-        // Straight to the handle: libtest captures eprintln! of passing tests.
-        let _ = writeln!(std::io::stderr(), "{not_run}");
-        return;
-    }
-    // Exactly these servers, on exactly these ports, whatever the environment says.
-    let names: Vec<&str> = servers.iter().map(|e| e.name).collect();
-    let script_env = |cmd: &mut Command| {
-        for e in &servers {
-            let var =
-                if e.name == "mariadb" { "GROUNDCHECK_MYSQL_PORT" } else { "GROUNDCHECK_POSTGRES_PORT" };
-            cmd.env(var, port(&e.url));
-        }
-    };
-    // Enough rows that the jobs are still running when the servers stop, however fast the machine.
-    let totals: Vec<i64> = servers.iter().map(|e| import_corpus(&e.url, 20_000)).collect();
-    let jobs: Vec<_> = servers
-        .iter()
-        .map(|e| {
-            Command::new(env!("CARGO_BIN_EXE_groundcheck"))
-                .args(["reverify", "--database", &e.url, "--write", "--batch-rows", "5"])
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap()
-        })
-        .collect();
-    // The outage comes mid-job: once every job has committed rows, and before it is done.
-    for engine in &servers {
-        wait_for_committed_rows(&engine.url);
-    }
-    let mut stop = Command::new("bash");
-    stop.arg(&script).arg("stop").args(&names);
-    script_env(&mut stop);
-    let stop = stop.output().unwrap();
-    assert!(stop.status.success(), "{}", String::from_utf8_lossy(&stop.stderr));
-    // A job that cannot reach its database must end on its own (the pool gives up after
-    // 15 s); one that hangs fails this test instead of hanging CI.
-    let outcomes: Vec<_> = jobs.into_iter().map(|j| wait_at_most(j, Duration::from_secs(120))).collect();
-    let mut start = Command::new("bash");
-    start.arg(&script).arg("start").args(&names);
-    script_env(&mut start);
-    let start = start.output().unwrap();
-    assert!(start.status.success(), "the servers come back: {}", String::from_utf8_lossy(&start.stderr));
+    for engine in engines::all().into_iter().filter(|e| e.name != "sqlite") {
+        let (name, url) = (engine.name, engine.url.as_str());
+        // Enough rows that the job is still running when the server goes, however fast the machine.
+        let total = import_corpus(url, 20_000);
+        let (server, _) = crate::proxy::through(url, 1);
+        let proxy = crate::proxy::Proxy::to(&server);
+        let (_, proxied) = crate::proxy::through(url, proxy.port);
+        let job = Command::new(env!("CARGO_BIN_EXE_groundcheck"))
+            .args(["reverify", "--database", &proxied, "--write", "--batch-rows", "5"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The outage comes mid-job: once the job has committed rows, and before it is done.
+        wait_for_committed_rows(url);
+        proxy.down();
+        // A job that cannot reach its database must end on its own (the pool gives up after
+        // 15 s); one that hangs fails this test instead of hanging CI.
+        let out = wait_at_most(job, Duration::from_secs(120));
+        proxy.up();
 
-    for ((engine, total), out) in servers.iter().zip(totals).zip(outcomes) {
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{}: the job fails: {stderr}", engine.name);
-        assert!(out.stdout.is_empty(), "{}: no report from a failed job", engine.name);
-        assert_eq!(stderr.lines().count(), 1, "{}: one line: {stderr}", engine.name);
-        assert!(
-            stderr.contains("groundcheck:***@127.0.0.1"),
-            "{}: names the database: {stderr}",
-            engine.name
-        );
-        assert!(!stderr.contains("groundcheck-test-pw"), "{}: never the password", engine.name);
-        let url = engine.url.as_str();
+        assert_eq!(out.status.code(), Some(2), "{name}: the job fails: {stderr}");
+        assert!(out.stdout.is_empty(), "{name}: no report from a failed job");
+        assert_eq!(stderr.lines().count(), 1, "{name}: one line: {stderr}");
+        assert!(stderr.contains("groundcheck:***@127.0.0.1"), "{name}: names the database: {stderr}");
+        assert!(!stderr.contains("groundcheck-test-pw"), "{name}: never the password");
         let (rows_done, done) = checkpoint(url).unwrap_or((0, false));
-        assert!(!done && rows_done > 0, "{}: stopped mid-job, at {rows_done} of {total} rows", engine.name);
-        assert_eq!(stored_count(url), rows_done, "{}: checkpoint consistent after the outage", engine.name);
-        let resumed = gc(url, &["reverify", "--write", "--resume", "--format", "json"]);
-        assert_eq!(resumed.code, 0, "{}: {}", engine.name, resumed.stderr);
-        assert_eq!(stored_count(url), total, "{}: nothing lost, nothing duplicated", engine.name);
+        assert!(!done && rows_done > 0, "{name}: stopped mid-job, at {rows_done} of {total} rows");
+        assert_eq!(stored_count(url), rows_done, "{name}: checkpoint consistent after the outage");
+        let resumed = gc(&proxied, &["reverify", "--write", "--resume", "--format", "json"]);
+        assert_eq!(resumed.code, 0, "{name}: {}", resumed.stderr);
+        assert_eq!(stored_count(url), total, "{name}: nothing lost, nothing duplicated");
         assert_eq!(checkpoint(url), Some((total, true)));
     }
 }
@@ -440,12 +389,6 @@ fn wait_for_committed_rows(url: &str) {
         assert!(Instant::now() < deadline, "{url}: the job committed no rows in a minute");
         std::thread::sleep(Duration::from_millis(10));
     }
-}
-
-/// The port of a server URL (`…@127.0.0.1:33306/db` → `33306`).
-fn port(url: &str) -> String {
-    let authority = url.split('/').nth(2).unwrap_or("");
-    authority.rsplit_once(':').map(|(_, p)| p.to_string()).unwrap_or_default()
 }
 
 /// Waits for `child`, killing it and failing the test if it outlives `limit`.

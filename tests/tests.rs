@@ -28,6 +28,7 @@ mod near_misses;
 mod otel;
 mod otel_env;
 mod properties;
+mod proxy;
 mod raw_output_files;
 mod read_only;
 mod readme;

@@ -1,7 +1,7 @@
 //! `scripts/test-databases.sh` stops only servers it started: a server whose pid
 //! file lies in the script's state directory but that the script did not launch — a
 //! developer's own, or one from before marks existed — is left running by `stop`, and `reset`
-//! refuses to delete its data. `owns` tells the tests which URLs they may stop.
+//! refuses to delete its data. `owns` tells a caller which URLs it may stop.
 
 use std::path::Path;
 use std::process::{Child, Command, Output};
