@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # verify_batch against the Rust core, and a local Spark job against reading its Parquet alone
 # (benches/python/arrow_bench.py): the package built in release with the test-hooks feature (the
-# floors, _time_batch_floor and Verifier._time_verify_run) as a wheel installed into
+# floors, _BatchFloor and Verifier._time_verify_run) as a wheel installed into
 # target/bench-venv (not `maturin develop`, which would put the extension into the source tree
 # the test suites import), over the seeded corpus of examples/corpus.rs (N invocations, default
-# 2,000). Needs Java 17 for Spark; SPARK=0 measures verify_batch's share alone.
+# 2,000). Needs Java 17 for Spark; SPARK=0 measures verify_batch's share alone; ROUNDS (20)
+# the rounds of it, the best of each side kept.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 N=${N:-2000}

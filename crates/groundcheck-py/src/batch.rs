@@ -619,48 +619,65 @@ fn check_runs(outs: &[Out]) -> Result<(), Problem> {
     Ok(())
 }
 
-/// Seconds for a Rust program to turn `rows` into `verify_batch`'s answer, and that answer:
-/// the floor `benches/python/arrow_bench.py` measures `verify_batch` against. The rows are
-/// read from Python (as `verify_run` reads them) before the clock starts, into the form a
-/// Rust program reading the table holds them in (every text its own `String`, the raw output
-/// and the JSON columns their text); timed, on this verifier's threads: the JSON columns
-/// parsed, every row verified in parallel, the runs' ids checked and the answer's columns
-/// written, as `verify_batch` writes them. What `verify_batch` does beyond it is reading the
-/// Arrow columns (and handing the batch over). A bench hook: only in the `test-hooks` build.
+/// A Rust program's rows, to be turned into `verify_batch`'s answer: the floor
+/// `benches/python/arrow_bench.py` measures `verify_batch` against, each side timed the same
+/// way, around one call from Python. Built from rows read as `verify_run` reads them, into the
+/// form a Rust program reading the table holds them in (every text its own `String`, the raw
+/// output and the JSON columns their text); [`_BatchFloor::run`] then does, on the verifier's
+/// threads, what such a program does to write the answer: the JSON columns parsed, every row
+/// verified in parallel, the runs' ids checked, the answer's columns written as `verify_batch`
+/// writes them. What `verify_batch` does beyond it is reading the Arrow columns (and handing
+/// the batch over). A bench hook: only in the `test-hooks` build.
 #[cfg(feature = "test-hooks")]
-#[pyfunction]
-pub fn _time_batch_floor(
-    py: Python<'_>,
-    verifier: PyRef<'_, Verifier>,
-    rows: &Bound<'_, PyAny>,
-) -> PyResult<(f64, PyRecordBatch)> {
-    guard("_time_batch_floor", || {
-        let mut stored = Vec::new();
-        let mut held = Vec::new();
-        for (n, row) in rows.try_iter()?.enumerate() {
-            let pending = crate::row::read(&row?).map_err(|e| match e {
-                crate::row::RowError::Field(field, problem) => invalid_row(py, Some(n), &field, &problem),
-                crate::row::RowError::Raised(e) => e,
+#[pyclass(module = "groundcheck", name = "_BatchFloor")]
+pub struct BatchFloor {
+    /// The rows, until run; what they were read from, let go with the GIL held.
+    rows: std::sync::Mutex<Option<(Vec<crate::row::Stored>, Vec<crate::row::Held>)>>,
+    work: Work,
+    pool: Arc<rayon::ThreadPool>,
+}
+
+#[cfg(feature = "test-hooks")]
+#[pymethods]
+impl BatchFloor {
+    #[new]
+    fn new(py: Python<'_>, verifier: PyRef<'_, Verifier>, rows: &Bound<'_, PyAny>) -> PyResult<BatchFloor> {
+        guard("_BatchFloor.__new__", || {
+            let (mut stored, mut held) = (Vec::new(), Vec::new());
+            for (n, row) in rows.try_iter()?.enumerate() {
+                let pending = crate::row::read(&row?).map_err(|e| match e {
+                    crate::row::RowError::Field(field, problem) => invalid_row(py, Some(n), &field, &problem),
+                    crate::row::RowError::Raised(e) => e,
+                })?;
+                let (row, from) = pending.stored();
+                stored.push(row);
+                held.push(from);
+            }
+            let rows = std::sync::Mutex::new(Some((stored, held)));
+            Ok(BatchFloor { rows, work: verifier.work(), pool: verifier.pool(py)? })
+        })
+    }
+
+    /// The answer of the rows (once: the rows are used up).
+    fn run(&self, py: Python<'_>) -> PyResult<PyRecordBatch> {
+        guard("_BatchFloor.run", || {
+            let taken = self.rows.lock().unwrap_or_else(|e| e.into_inner()).take();
+            let Some((stored, held)) = taken else {
+                return Err(raise(py, "InternalError", "_BatchFloor.run: the rows were used", &[]));
+            };
+            let (work, cancel) = (self.work.clone(), engine::cancel());
+            let answer = engine::run(py, &self.pool, &cancel, move || {
+                let outs: Vec<Out> = stored.into_par_iter().map(|row| work.verify(row.finish())).collect();
+                check_runs(&outs).and_then(|()| answer(outs))
             })?;
-            let (row, from) = pending.stored();
-            stored.push(row);
-            held.push(from);
-        }
-        let (work, pool) = (verifier.work(), verifier.pool(py)?);
-        let cancel = engine::cancel();
-        let (seconds, answer) = engine::run(py, &pool, &cancel, move || {
-            let started = std::time::Instant::now();
-            let outs: Vec<Out> = stored.into_par_iter().map(|row| work.verify(row.finish())).collect();
-            let answer = check_runs(&outs).and_then(|()| answer(outs));
-            (started.elapsed().as_secs_f64(), answer)
-        })?;
-        drop(held); // with the GIL held
-        match answer {
-            Ok(batch) => Ok((seconds, PyRecordBatch::new(batch))),
-            Err(Problem::Core(e)) => Err(from_core(py, &e)),
-            Err(_) => Err(raise(py, "InternalError", "the floor's answer cannot be built", &[])),
-        }
-    })
+            drop(held); // with the GIL held
+            match answer {
+                Ok(batch) => Ok(PyRecordBatch::new(batch)),
+                Err(Problem::Core(e)) => Err(from_core(py, &e)),
+                Err(_) => Err(raise(py, "InternalError", "the floor's answer cannot be built", &[])),
+            }
+        })
+    }
 }
 
 impl Work {

@@ -121,7 +121,7 @@ fn _groundcheck(m: &Bound<'_, PyModule>) -> PyResult<()> {
     #[cfg(feature = "test-hooks")]
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     #[cfg(feature = "test-hooks")]
-    m.add_function(wrap_pyfunction!(batch::_time_batch_floor, m)?)?;
+    m.add_class::<batch::BatchFloor>()?;
     m.add("SCHEMA", groundcheck_core::SCHEMA)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

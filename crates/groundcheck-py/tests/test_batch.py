@@ -306,9 +306,10 @@ def test_the_bench_s_rust_floor_gives_verify_batch_s_answer(folder: Path) -> Non
     rows = dict_rows(folder)
     table = pq.read_table(parquet(folder))
     verifier = groundcheck.Verifier()
-    seconds, answer = groundcheck._groundcheck._time_batch_floor(verifier, rows)
-    assert seconds > 0
-    assert pa.record_batch(answer).equals(pa.record_batch(groundcheck.verify_batch(table, verifier=verifier)))
+    floor = groundcheck._groundcheck._BatchFloor(verifier, rows)
+    assert pa.record_batch(floor.run()).equals(pa.record_batch(groundcheck.verify_batch(table, verifier=verifier)))
+    with pytest.raises(groundcheck.InternalError, match="the rows were used"):
+        floor.run()
 
 
 def test_json_text_that_is_not_json_is_a_string_of_that_text() -> None:
