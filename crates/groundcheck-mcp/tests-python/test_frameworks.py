@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from agents import Agent, ModelSettings, RunContextWrapper, Runner, set_tracing_disabled
 from agents.items import ModelResponse as AgentsResponse
 from agents.mcp import MCPServerStdio
@@ -259,6 +260,7 @@ def test_openai_agents_mcp_server_in_strict_mode_gets_the_cli_verdicts(tmp_path:
 # --------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_docs_strict_mcp_examples_run(tmp_path: Path) -> None:
     page = (ROOT / "docs" / "agents.md").read_text()
     section = page.split("## Connecting over MCP in strict mode", 1)[1].split("\n## ", 1)[0]

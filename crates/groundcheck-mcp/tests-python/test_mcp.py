@@ -212,6 +212,7 @@ def test_fixtures_exist() -> None:
     assert len(FIXTURES) >= 25
 
 
+@pytest.mark.slow
 def test_every_fixture_invocation_gets_the_cli_verdict() -> None:
     async def main() -> int:
         checked = 0
@@ -341,6 +342,7 @@ def test_resolve_path_gives_what_resolve_prints() -> None:
     anyio.run(main)
 
 
+@pytest.mark.slow
 def test_verify_run_gives_the_run_command_s_report(tmp_path: Path) -> None:
     db = tmp_path / "gc.db"
     url = f"sqlite://{db}"
@@ -470,6 +472,7 @@ def test_bad_arguments_are_tool_errors_and_the_server_goes_on() -> None:
     anyio.run(main)
 
 
+@pytest.mark.slow
 def test_a_100_mb_argument_is_refused_and_the_limits_of_the_engine_apply() -> None:
     async def main() -> None:
         async with session() as s:
@@ -575,6 +578,7 @@ def test_malformed_messages_are_json_rpc_errors_and_the_server_keeps_serving() -
     assert code == 0 and b"panicked" not in stderr, stderr
 
 
+@pytest.mark.slow
 def test_messages_too_deep_or_too_large_to_read_are_answered_by_id() -> None:
     pipe = Pipe()
     pipe.initialize()
@@ -616,6 +620,7 @@ def test_initialize_negotiates_the_versions_the_sdk_supports(asked: str, agreed:
     pipe.close()
 
 
+@pytest.mark.slow
 def test_a_cancelled_call_is_not_answered_and_the_server_goes_on() -> None:
     pipe = Pipe()
     pipe.initialize()
@@ -707,6 +712,7 @@ def memory(pid: int) -> tuple[int, int]:
     return int(fields["VmHWM"].split()[0]) * 1024, int(fields["VmRSS"].split()[0]) * 1024
 
 
+@pytest.mark.slow(longest=True)
 def test_a_78_mb_message_of_numbers_stays_under_1_gb_and_its_memory_comes_back() -> None:
     pipe = Pipe()
     pipe.initialize()

@@ -128,6 +128,7 @@ def strict_arguments(invocation: dict[str, Any], strict: dict[str, Any]) -> dict
     return args
 
 
+@pytest.mark.slow
 def test_strict_calls_get_the_cli_verdicts(tmp_path: Path) -> None:
     tools = {t.name: t for t in all_tools(tmp_path)}
     agents_schema = openai_agents_strict(tools["verify_evidence"])

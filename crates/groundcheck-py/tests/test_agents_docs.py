@@ -21,6 +21,7 @@ def test_the_page_has_an_example_per_framework() -> None:
 
 
 @pytest.mark.parametrize("index", range(len(BLOCKS)))
+@pytest.mark.slow
 def test_the_example_runs(index: int, tmp_path: Path) -> None:
     example = tmp_path / f"example_{index}.py"
     example.write_text(BLOCKS[index])

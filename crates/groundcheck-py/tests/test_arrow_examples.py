@@ -45,6 +45,7 @@ def test_the_doc_has_every_example() -> None:
 
 # Ray's own configuration warns of its deprecated settings when it starts.
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
+@pytest.mark.slow(longest=True)
 def test_the_ray_data_example(folder: Path, tmp_path: Path, expected: dict[int, dict[str, Any]]) -> None:
     import ray
 

@@ -732,6 +732,7 @@ def python(*args: str, cwd: Path = PACKAGE) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=cwd)
 
 
+@pytest.mark.slow
 def test_the_stubs_match_the_module() -> None:
     done = python(
         "-m",
@@ -745,6 +746,7 @@ def test_the_stubs_match_the_module() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+@pytest.mark.slow
 def test_the_package_and_the_readme_example_pass_mypy_strict(tmp_path: Path) -> None:
     readme = (ROOT / "README.md").read_text()
     block = readme.split("```python", 1)[1].split("\n", 1)[1]

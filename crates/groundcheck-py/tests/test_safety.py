@@ -160,6 +160,7 @@ except KeyboardInterrupt:
 
 
 @pytest.mark.parametrize("which", ["invocation", "run", "run-one-thread"])
+@pytest.mark.slow
 def test_ctrl_c_interrupts_a_long_call(which: str) -> None:
     child = subprocess.Popen([sys.executable, "-c", LONG_CALLS, which], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
@@ -261,6 +262,7 @@ print(json.dumps({"same": on_small == on_main, "calls": len(on_main), "errors": 
 """
 
 
+@pytest.mark.slow(longest=True)
 def test_every_entry_point_on_a_64_kib_thread_with_the_deepest_documents() -> None:
     done = run_python(SMALL_STACK, deadline=600)
     # A crash is a signal (SIGSEGV: -11), not an exception.
@@ -389,6 +391,7 @@ def test_the_guarded_entries_are_every_method_of_every_class() -> None:
 # --------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_another_thread_runs_while_verify_run_verifies() -> None:
     text = json.dumps({"logs": ["x " * 50 for _ in range(20_000)] + ["connection refused"]})
     details = json.dumps({"evidence_refs": [{"raw_path": "$.logs[*]", "text": "connection refused"}]})

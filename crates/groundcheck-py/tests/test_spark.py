@@ -37,6 +37,7 @@ def spark() -> Iterator[Any]:
     session.stop()
 
 
+@pytest.mark.slow(longest=True)
 def test_the_spark_job_writes_the_cli_s_verdict_for_every_row(spark: Any, tmp_path: Path) -> None:
     run_example("spark", tmp_path, tmp_path / "verdicts")
     written = pq.read_table(tmp_path / "verdicts").to_pylist()

@@ -77,6 +77,7 @@ def test_the_extension_needs_no_glibc_newer_than_2_17_and_carries_no_debug_infor
     assert ".debug_info" not in sections and ".debug_line" not in sections, "the extension carries debug information"
 
 
+@pytest.mark.slow
 def test_a_fresh_environment_installs_the_wheel_and_gets_the_command_lines_verdicts() -> None:
     bundle = ROOT / "fixtures" / "01_order_svc_5xx_spike.json"
     binary = os.environ.get("GROUNDCHECK_BIN") or str(ROOT / "target" / "debug" / "groundcheck")
