@@ -4,7 +4,7 @@
 # floors, _BatchFloor and Verifier._time_verify_run) as a wheel installed into
 # target/bench-venv (not `maturin develop`, which would put the extension into the source tree
 # the test suites import), over the seeded corpus of examples/corpus.rs (N invocations, default
-# 2,000). Needs Java 17 for Spark; SPARK=0 measures verify_batch's share alone; ROUNDS (20)
+# 2,000). Needs Java 17 for Spark; SPARK=0 measures verify_batch's share alone; ROUNDS (40)
 # the rounds of it, the best of each side kept.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
