@@ -107,6 +107,7 @@ debian_packages() {
 pip_packages=(
   maturin
   pytest
+  pytest-xdist
   mypy
   mcp
   jsonschema
@@ -243,15 +244,19 @@ install_extension() {
 timed "Python: install the debug extension" install_extension
 
 wheel="$(ls target/wheels/groundcheck-*-manylinux2014_*.whl)"
+# Two pytest-xdist workers, handed one test at a time (each folder's conftest.py puts the tests
+# marked slow first, so the longest are shared from the start); the tests depend on no order.
+# langsmith's plugin comes with langchain and is of no use here.
+pytest_args=(-q -p no:cacheprovider -p no:langsmith_plugin -n 2 --maxschedchunk 1)
 log "Python: crates/groundcheck-py/tests, pytest (the wheel: $wheel)"
 timed "Python suite (pytest)" env GROUNDCHECK_WHEEL="$PWD/$wheel" GROUNDCHECK_BIN="$PWD/$target/debug/groundcheck" \
-  "$venv/bin/python" -m pytest -q -p no:cacheprovider crates/groundcheck-py/tests
+  "$venv/bin/python" -m pytest "${pytest_args[@]}" crates/groundcheck-py/tests
 
 # The MCP server: the official MCP Python SDK (`mcp`) drives the binary over stdio. Nothing in
 # it is skipped: a missing package or binary fails the suite.
 log "MCP: crates/groundcheck-mcp/tests-python, pytest"
 timed "MCP suite (pytest)" env GROUNDCHECK_BIN="$PWD/$target/debug/groundcheck" \
-  "$venv/bin/python" -m pytest -q -p no:cacheprovider crates/groundcheck-mcp/tests-python
+  "$venv/bin/python" -m pytest "${pytest_args[@]}" crates/groundcheck-mcp/tests-python
 
 # The Java library: the release jar built above, JUnit 5 run on the console launcher; a skipped
 # test fails it, and its JDBC tests need the servers started above.
