@@ -4,10 +4,10 @@
 //! Any Arrow table, record batch or stream of record batches crosses through the Arrow
 //! PyCapsule interface (`__arrow_c_array__` / `__arrow_c_stream__`): pyarrow, polars, DuckDB,
 //! Spark's `mapInArrow`, Ray Data's `map_batches` hand over their buffers as they are
-//! (pyo3-arrow's zero-copy FFI). Only that hand-over holds the GIL; the stream is read, each
-//! row read out of the buffers into the core's `Invocation`, verified and turned into an
-//! output row on the package's threads ([`crate::engine`]), in parallel, the caller waiting
-//! with signals let through.
+//! ([`crate::capsule`], arrow-array's C Data Interface). Only that hand-over holds the GIL;
+//! the stream is read, each row read out of the buffers into the core's `Invocation`,
+//! verified and turned into an output row on the package's threads ([`crate::engine`]), in
+//! parallel, the caller waiting with signals let through.
 //!
 //! A row is read by the bundle format's rules, as `verify_run` reads a `dict`: the seed
 //! table's columns and no other (a typo is an error, never hidden evidence), `id` and
@@ -45,36 +45,34 @@ use arrow_schema::{DataType, Field, Schema, TimeUnit};
 use groundcheck_core::{Cell, Column, ColumnType, Invocation, Json, RawOutput, RunSet, SharedText};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
-use pyo3_arrow::input::AnyRecordBatch;
-use pyo3_arrow::PyRecordBatch;
 use rayon::prelude::*;
 
+use crate::capsule::{self, VerdictBatch};
 use crate::engine;
 use crate::errors::{from_core, guard, invalid_row, raise};
 use crate::verifier::{Verifier, Work};
 
 /// The report of an Arrow table or record batch (anything with `__arrow_c_stream__` or
 /// `__arrow_c_array__`) of `tool_invocation` rows, verified by `verifier`: an Arrow record
-/// batch (pyo3-arrow's, which pyarrow, polars and DuckDB read through the same interface),
+/// batch ([`VerdictBatch`], which pyarrow, polars and DuckDB read through the same interface),
 /// one row per invocation in input order.
 #[pyfunction]
 pub fn _verify_batch(
     py: Python<'_>,
     verifier: PyRef<'_, Verifier>,
     batch: &Bound<'_, PyAny>,
-) -> PyResult<PyRecordBatch> {
+) -> PyResult<VerdictBatch> {
     guard("verify_batch", || {
-        let input = batch.extract::<AnyRecordBatch>().map_err(|e| {
+        let reader = capsule::reader(batch).map_err(|e| {
             let type_name = batch.get_type().name().map(|n| n.to_string()).unwrap_or_default();
             invalid_row(py, None, "batch", &format!("not an Arrow table or record batch ({type_name}: {e})"))
         })?;
-        let reader = input.into_reader()?;
         let (work, pool) = (verifier.work(), verifier.pool(py)?);
         let cancel = engine::cancel();
         let flag = Arc::clone(&cancel);
         let answer = engine::run(py, &pool, &cancel, move || verify_stream(reader, &work, &flag))?;
         match answer {
-            Ok(batch) => Ok(PyRecordBatch::new(batch)),
+            Ok(batch) => Ok(VerdictBatch::new(batch)),
             Err(Problem::Row(row, field, problem)) => Err(invalid_row(py, row, field, &problem)),
             Err(Problem::Core(e)) => Err(from_core(py, &e)),
             Err(Problem::Stream(e)) => Err(raise(
@@ -659,7 +657,7 @@ impl BatchFloor {
     }
 
     /// The answer of the rows (once: the rows are used up).
-    fn run(&self, py: Python<'_>) -> PyResult<PyRecordBatch> {
+    fn run(&self, py: Python<'_>) -> PyResult<VerdictBatch> {
         guard("_BatchFloor.run", || {
             let taken = self.rows.lock().unwrap_or_else(|e| e.into_inner()).take();
             let Some((stored, held)) = taken else {
@@ -672,7 +670,7 @@ impl BatchFloor {
             })?;
             drop(held); // with the GIL held
             match answer {
-                Ok(batch) => Ok(PyRecordBatch::new(batch)),
+                Ok(batch) => Ok(VerdictBatch::new(batch)),
                 Err(Problem::Core(e)) => Err(from_core(py, &e)),
                 Err(_) => Err(raise(py, "InternalError", "the floor's answer cannot be built", &[])),
             }

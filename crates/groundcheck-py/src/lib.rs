@@ -4,6 +4,7 @@
 //! `__init__.py` and the README's Python section.
 
 mod batch;
+mod capsule;
 mod engine;
 mod errors;
 mod hooks;

@@ -378,3 +378,20 @@ def test_both_raw_outputs_in_a_row_and_a_repeated_id() -> None:
 
 def test_what_is_not_arrow_is_refused() -> None:
     raises([{"id": 1, "tool_name": "q"}], "batch", "not an Arrow table or record batch")
+
+
+def test_an_arrow_array_that_is_not_a_record_batch_is_refused() -> None:
+    # `__arrow_c_array__` of a plain array hands over one column, not rows.
+    raises(pa.array([1, 2]), "batch", "an array of Int64, not a record batch")
+    nullable = pa.StructArray.from_arrays([pa.array([1])], ["id"], mask=pa.array([True]))
+    raises(nullable, "batch", "null rows, not a record batch")
+
+
+def test_the_answer_is_read_as_a_batch_a_table_or_a_stream_each_time_anew() -> None:
+    table = pa.table({"id": [1, 2], "run_id": ["r", "r"], "tool_name": ["q", "q"]})
+    answer = groundcheck.verify_batch(table)
+    assert len(answer) == 2
+    batch = pa.record_batch(answer)
+    assert pa.table(answer).to_pylist() == batch.to_pylist() == pa.record_batch(answer).to_pylist()
+    assert [row["status"] for row in batch.to_pylist()] == ["no_evidence", "no_evidence"]
+    assert pl.from_arrow(pa.table(answer)).height == 2
