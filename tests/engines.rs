@@ -139,6 +139,10 @@ fn drop_statement(url: &str, name: &str) -> String {
 /// Drops the test databases beside `url`'s whose process is gone (killed before its tests
 /// could drop them). Run once per server and process, before its first database there.
 fn drop_abandoned(url: &str) {
+    // Without /proc (not Linux) no process can be told gone: nothing is dropped.
+    if !std::path::Path::new("/proc/self").exists() {
+        return;
+    }
     let prefix = format!("{}_", database_name(url));
     let names = if url.starts_with("postgres") {
         texts(url, "SELECT datname::text FROM pg_database")
@@ -147,10 +151,8 @@ fn drop_abandoned(url: &str) {
     };
     for name in names {
         let Some(pid) = name.strip_prefix(&prefix).and_then(|rest| rest.split('_').next()) else { continue };
-        let gone = pid.parse::<u32>().is_ok_and(|pid| {
-            std::path::Path::new("/proc/self").exists()
-                && !std::path::Path::new(&format!("/proc/{pid}")).exists()
-        });
+        let gone =
+            pid.parse::<u32>().is_ok_and(|pid| !std::path::Path::new(&format!("/proc/{pid}")).exists());
         if gone {
             let _ = admin(url, &drop_statement(url, &name));
         }
