@@ -139,7 +139,9 @@ python_env() {
   log "Python: making $venv (pip: ${pip_packages[*]})"
   rm -rf "$venv"
   python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check "${pip_packages[@]}"
+  # --no-compile: byte-compiling every module of every package (pyspark and ray are large)
+  # costs more CPU than the suites' imports compile on first use.
+  "$venv/bin/pip" install --quiet --disable-pip-version-check --no-compile "${pip_packages[@]}"
   echo "$wanted" >"$venv/.packages"
 }
 

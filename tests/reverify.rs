@@ -345,41 +345,49 @@ fn shard_workers_together_equal_one_worker() {
 /// and refusing new ones, and comes back: the shared servers themselves are never stopped.
 #[test]
 fn a_database_outage_stops_the_job_cleanly_and_resume_finishes_it() {
-    for engine in engines::all().into_iter().filter(|e| e.name != "sqlite") {
-        let (name, url) = (engine.name, engine.url.as_str());
-        // Enough rows that the job is still running when the server goes, however fast the machine.
-        let total = import_corpus(url, 20_000);
-        let (server, _) = crate::proxy::through(url, 1);
-        let proxy = crate::proxy::Proxy::to(&server);
-        let (_, proxied) = crate::proxy::through(url, proxy.port);
-        let job = Command::new(env!("CARGO_BIN_EXE_groundcheck"))
-            .args(["reverify", "--database", &proxied, "--write", "--batch-rows", "5"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        // The outage comes mid-job: once the job has committed rows, and before it is done.
-        wait_for_committed_rows(url);
-        proxy.down();
-        // A job that cannot reach its database must end on its own (the pool gives up after
-        // 15 s); one that hangs fails this test instead of hanging CI.
-        let out = wait_at_most(job, Duration::from_secs(120));
-        proxy.up();
+    // Each engine's job waits out its pool's 15 s on its own thread.
+    let engines = engines::all();
+    std::thread::scope(|scope| {
+        for engine in engines.iter().filter(|e| e.name != "sqlite") {
+            scope.spawn(|| outage_then_resume(engine.name, &engine.url));
+        }
+    });
+}
 
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{name}: the job fails: {stderr}");
-        assert!(out.stdout.is_empty(), "{name}: no report from a failed job");
-        assert_eq!(stderr.lines().count(), 1, "{name}: one line: {stderr}");
-        assert!(stderr.contains("groundcheck:***@127.0.0.1"), "{name}: names the database: {stderr}");
-        assert!(!stderr.contains("groundcheck-test-pw"), "{name}: never the password");
-        let (rows_done, done) = checkpoint(url).unwrap_or((0, false));
-        assert!(!done && rows_done > 0, "{name}: stopped mid-job, at {rows_done} of {total} rows");
-        assert_eq!(stored_count(url), rows_done, "{name}: checkpoint consistent after the outage");
-        let resumed = gc(&proxied, &["reverify", "--write", "--resume", "--format", "json"]);
-        assert_eq!(resumed.code, 0, "{name}: {}", resumed.stderr);
-        assert_eq!(stored_count(url), total, "{name}: nothing lost, nothing duplicated");
-        assert_eq!(checkpoint(url), Some((total, true)));
-    }
+fn outage_then_resume(name: &str, url: &str) {
+    let total = import_corpus(url, 400);
+    let (server, _) = crate::proxy::through(url, 1);
+    let proxy = crate::proxy::Proxy::to(&server);
+    let (_, proxied) = crate::proxy::through(url, proxy.port);
+    // The outage comes mid-job, at the same point however fast the machine: the job stalls
+    // after its third commit (of 80 batches), and the server goes while it waits.
+    proxy.freeze_after_commits(3);
+    let job = Command::new(env!("CARGO_BIN_EXE_groundcheck"))
+        .args(["reverify", "--database", &proxied, "--write", "--batch-rows", "5"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_committed_rows(url);
+    proxy.down();
+    // A job that cannot reach its database must end on its own (the pool gives up after
+    // 15 s); one that hangs fails this test instead of hanging CI.
+    let out = wait_at_most(job, Duration::from_secs(120));
+    proxy.up();
+
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{name}: the job fails: {stderr}");
+    assert!(out.stdout.is_empty(), "{name}: no report from a failed job");
+    assert_eq!(stderr.lines().count(), 1, "{name}: one line: {stderr}");
+    assert!(stderr.contains("groundcheck:***@127.0.0.1"), "{name}: names the database: {stderr}");
+    assert!(!stderr.contains("groundcheck-test-pw"), "{name}: never the password");
+    let (rows_done, done) = checkpoint(url).unwrap_or((0, false));
+    assert!(!done && rows_done > 0, "{name}: stopped mid-job, at {rows_done} of {total} rows");
+    assert_eq!(stored_count(url), rows_done, "{name}: checkpoint consistent after the outage");
+    let resumed = gc(&proxied, &["reverify", "--write", "--resume", "--format", "json"]);
+    assert_eq!(resumed.code, 0, "{name}: {}", resumed.stderr);
+    assert_eq!(stored_count(url), total, "{name}: nothing lost, nothing duplicated");
+    assert_eq!(checkpoint(url), Some((total, true)));
 }
 
 /// Waits until the reverify job on `url` has committed rows (its checkpoint counts some).

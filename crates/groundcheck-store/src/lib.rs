@@ -8,8 +8,10 @@
 //! valid UTF-8 is decoded with U+FFFD and the row is flagged (`invalid_utf8` of [`StoredRow::columns`]).
 //!
 //! Migrations live in `migrations/{sqlite,mysql,postgres}/` at the repository root and are
-//! embedded with `sqlx::migrate!`; their history is kept in [`MIGRATIONS_TABLE`], never in
-//! sqlx's default table, which the agent's own migrator may use. The agent's
+//! embedded by the build script, with the versions, descriptions and checksums
+//! `sqlx::migrate!` would give (without building sqlx a second time for its macros). Their
+//! history is kept in [`MIGRATIONS_TABLE`], never in sqlx's default table, which the agent's
+//! own migrator may use. The agent's
 //! `tool_invocation` is created when missing and never altered, and reading works before
 //! anyone has migrated.
 #![forbid(unsafe_code)]

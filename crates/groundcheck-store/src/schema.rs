@@ -16,8 +16,8 @@
 //! groundcheck's own tables may be missing too: reads then find no raw outputs, no stored
 //! verdicts and no checkpoint.
 
-use sqlx::migrate::{Migrate, Migrator};
-use sqlx::{AssertSqlSafe, Row};
+use sqlx::migrate::{Migrate, Migration, MigrationType, Migrator};
+use sqlx::{AssertSqlSafe, Row, SqlSafeStr};
 
 use crate::dialect::{self, Dialect};
 use crate::error::ErrorKind;
@@ -144,12 +144,24 @@ fn earlier_ours(engine: Engine, version: i64, checksum: &[u8]) -> bool {
     EARLIER_CHECKSUMS.iter().any(|(e, v, sum)| *e == engine && *v == version && *sum == hex)
 }
 
+// The files of migrations/<engine>/, embedded by build.rs: SQLITE, MYSQL and POSTGRES.
+include!(concat!(env!("OUT_DIR"), "/migrations.rs"));
+
+/// groundcheck's migrations on `engine`, as `sqlx::migrate!` would embed them (the same
+/// versions, descriptions and checksums: the SHA-384 of each file).
 fn migrator(engine: Engine) -> Migrator {
-    let mut migrator = match engine {
-        Engine::Sqlite => sqlx::migrate!("../../migrations/sqlite"),
-        Engine::MySql => sqlx::migrate!("../../migrations/mysql"),
-        Engine::Postgres => sqlx::migrate!("../../migrations/postgres"),
+    let files = match engine {
+        Engine::Sqlite => SQLITE,
+        Engine::MySql => MYSQL,
+        Engine::Postgres => POSTGRES,
     };
+    let migrations = files
+        .iter()
+        .map(|&(version, description, sql)| {
+            Migration::new(version, description.into(), MigrationType::Simple, sql.into_sql_str(), false)
+        })
+        .collect();
+    let mut migrator = Migrator::with_migrations(migrations);
     migrator.dangerous_set_table_name(MIGRATIONS_TABLE);
     migrator
 }
