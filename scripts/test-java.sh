@@ -5,7 +5,7 @@
 #
 # 1. Builds the release jar exactly as users get it (scripts/build-jar.sh: the native library
 #    optimised and stripped, in target/java-release/), unless GROUNDCHECK_JAR names that jar
-#    already built (scripts/test.sh builds it beside the Rust suite). The command line the tests
+#    already built (scripts/test.sh builds it in the background). The command line the tests
 #    compare with is GROUNDCHECK_BIN, else target/debug/groundcheck as scripts/test.sh's one
 #    debug build makes it (run when the binary is missing; never a build of the binary alone,
 #    whose features would differ from the test build's and overwrite its binary).

@@ -19,12 +19,14 @@
 #    the workspace's features differently and compile the engine again.)
 # 4. Runs every suite: the Rust workspace (unit, integration, browser, database and doc tests;
 #    RUST_TEST_THREADS at least 6 by default, since the storage tests mostly wait on their
-#    servers and each has a database of its own), while the release wheel and the release jar build beside it (scripts/build-wheel.sh, then
-#    scripts/build-jar.sh: the database and browser tests leave the CPU idle for long spells);
-#    then the Python package (crates/groundcheck-py/tests, with the wheel's own checks) with
-#    pytest, `groundcheck mcp` driven by the official MCP Python SDK
-#    (crates/groundcheck-mcp/tests-python), and the Java library (bindings/java over
-#    crates/groundcheck-jni, the release jar) with JUnit 5 (scripts/test-java.sh).
+#    servers and each has a database of its own); the Python package (crates/groundcheck-py/tests)
+#    with pytest; `groundcheck mcp` driven by the official MCP Python SDK
+#    (crates/groundcheck-mcp/tests-python); the Java library (bindings/java over
+#    crates/groundcheck-jni, the release jar) with JUnit 5 (scripts/test-java.sh); and the
+#    release wheel's own checks (test_wheel.py). The release jar, then the release wheel
+#    (scripts/build-jar.sh, scripts/build-wheel.sh) build in the background from the start of
+#    the suites, which leave the CPU idle for long spells (the database and browser tests wait):
+#    the Java suite waits for the jar, the wheel's checks for the wheel, nothing else for either.
 # 5. Stops the servers it started, and only those, however the suites ended, and prints how
 #    long each step took.
 #
@@ -194,19 +196,25 @@ fi
 
 debug_build
 
-# The release wheel and jar, beside the Rust suite; their output goes to a log printed after it.
+# The release jar, then the release wheel, in the background: they build while the suites that
+# need neither run (the Rust suite, then the Python suite but for the wheel's own tests, then the
+# MCP suite); the Java suite waits for the jar, the wheel's tests for the wheel. Their output
+# goes to a log printed once both are built.
 release_log="$target/release-builds.log"
+jar_built="$target/release-builds.jar-built"
 release_builds() {
-  rm -rf target/wheels
+  rm -rf target/wheels "$jar_built"
   local start=$SECONDS
-  bash scripts/build-wheel.sh --out target/wheels
-  echo "test.sh: [$((SECONDS - start)) s] release wheel (beside the Rust suite)"
-  start=$SECONDS
   bash scripts/build-jar.sh --out target/java-release
-  echo "test.sh: [$((SECONDS - start)) s] release jar (beside the Rust suite)"
+  echo "test.sh: [$((SECONDS - start)) s] release jar (in the background)"
+  touch "$jar_built"
+  start=$SECONDS
+  bash scripts/build-wheel.sh --out target/wheels
+  echo "test.sh: [$((SECONDS - start)) s] release wheel (in the background)"
 }
-log "release wheel and jar: building in the background ($release_log)"
+log "release jar and wheel: building in the background ($release_log)"
 export -f release_builds
+export jar_built
 # Without CI's lint wrapper (.ci/run): the debug build has linted the same code.
 setsid env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS bash -c 'set -euo pipefail; release_builds' \
   >"$release_log" 2>&1 &
@@ -217,15 +225,6 @@ background=$!
 export RUST_TEST_THREADS="${RUST_TEST_THREADS:-$(($(nproc) < 6 ? 6 : $(nproc)))}"
 log "Rust: cargo test ${cargo_debug[*]} $*"
 timed "Rust suite (cargo test)" cargo test "${cargo_debug[@]}" "$@"
-
-wait_release() {
-  local status=0
-  wait "$background" || status=$?
-  background=""
-  sed 's/^/  /' "$release_log" >&2
-  ((status == 0)) || { log "the release builds failed (exit $status)"; return "$status"; }
-}
-timed "waiting for the release wheel and jar" wait_release
 
 # The Python package: the extension the debug build made (test-hooks on), installed into the
 # environment as `maturin develop` installs it (the module beside the package's Python sources,
@@ -245,14 +244,14 @@ install_extension() {
 }
 timed "Python: install the debug extension" install_extension
 
-wheel="$(ls target/wheels/groundcheck-*-manylinux2014_*.whl)"
 # Two pytest-xdist workers, handed one test at a time (each folder's conftest.py puts the tests
 # marked slow first, so the longest are shared from the start); the tests depend on no order.
 # langsmith's plugin comes with langchain and is of no use here.
 pytest_args=(-q -p no:cacheprovider -p no:langsmith_plugin -n 2 --maxschedchunk 1)
-log "Python: crates/groundcheck-py/tests, pytest (the wheel: $wheel)"
-timed "Python suite (pytest)" env GROUNDCHECK_WHEEL="$PWD/$wheel" GROUNDCHECK_BIN="$PWD/$target/debug/groundcheck" \
-  "$venv/bin/python" -m pytest "${pytest_args[@]}" crates/groundcheck-py/tests
+wheel_tests=crates/groundcheck-py/tests/test_wheel.py
+log "Python: crates/groundcheck-py/tests, pytest (the wheel's tests once it is built)"
+timed "Python suite (pytest)" env GROUNDCHECK_BIN="$PWD/$target/debug/groundcheck" \
+  "$venv/bin/python" -m pytest "${pytest_args[@]}" --ignore="$wheel_tests" crates/groundcheck-py/tests
 
 # The MCP server: the official MCP Python SDK (`mcp`) drives the binary over stdio. Nothing in
 # it is skipped: a missing package or binary fails the suite.
@@ -260,8 +259,28 @@ log "MCP: crates/groundcheck-mcp/tests-python, pytest"
 timed "MCP suite (pytest)" env GROUNDCHECK_BIN="$PWD/$target/debug/groundcheck" \
   "$venv/bin/python" -m pytest "${pytest_args[@]}" crates/groundcheck-mcp/tests-python
 
+# wait_release [jar]: until the jar is built (or both are), failing if the builds failed.
+wait_release() {
+  local status=0
+  if [[ ${1:-} == jar ]]; then
+    while [[ ! -e $jar_built ]] && kill -0 "$background" 2>/dev/null; do sleep 1; done
+    [[ -e $jar_built ]] && return 0
+  fi
+  wait "$background" || status=$?
+  background=""
+  sed 's/^/  /' "$release_log" >&2
+  ((status == 0)) || { log "the release builds failed (exit $status)"; return "$status"; }
+}
+timed "waiting for the release jar" wait_release jar
+
 # The Java library: the release jar built above, JUnit 5 run on the console launcher; a skipped
 # test fails it, and its JDBC tests need the servers started above.
 log "Java: bindings/java, scripts/test-java.sh"
 timed "Java suite (JUnit 5)" env GROUNDCHECK_BIN="$PWD/$target/debug/groundcheck" \
   GROUNDCHECK_JAR="$PWD/target/java-release/groundcheck-$version.jar" bash scripts/test-java.sh
+
+timed "waiting for the release wheel" wait_release
+wheel="$(ls target/wheels/groundcheck-*-manylinux2014_*.whl)"
+log "Python: $wheel_tests (the wheel: $wheel)"
+timed "Python: the wheel's tests (pytest)" env GROUNDCHECK_WHEEL="$PWD/$wheel" \
+  "$venv/bin/python" -m pytest -q -p no:cacheprovider -p no:langsmith_plugin "$wheel_tests"
