@@ -23,11 +23,10 @@
 #    with pytest; `groundcheck mcp` driven by the official MCP Python SDK
 #    (crates/groundcheck-mcp/tests-python); the Java library (bindings/java over
 #    crates/groundcheck-jni, the release jar) with JUnit 5 (scripts/test-java.sh); and the
-#    release wheel's own checks (test_wheel.py). The release jar and the release wheel
-#    (scripts/build-jar.sh, scripts/build-wheel.sh) build in the background, both at once, from
-#    the start of the suites, which leave the CPU idle for long spells (the database and browser
-#    tests wait): the Java suite waits for the jar, the wheel's checks for the wheel, nothing
-#    else for either.
+#    release wheel's own checks (test_wheel.py). The release jar, then the release wheel
+#    (scripts/build-jar.sh, scripts/build-wheel.sh) build in the background from the start of
+#    the suites, which leave the CPU idle for long spells (the database and browser tests wait):
+#    the Java suite waits for the jar, the wheel's checks for the wheel, nothing else for either.
 # 5. Stops the servers it started, and only those, however the suites ended, and prints how
 #    long each step took.
 #
@@ -175,10 +174,7 @@ background=""
 stop_started() {
   local status=$? engine
   # A release build still running when a suite failed: stopped, it would only hold the CPU.
-  local pid
-  for pid in $background; do
-    if kill -0 "$pid" 2>/dev/null; then kill -- -"$pid" 2>/dev/null || true; fi
-  done
+  if [[ -n $background ]] && kill -0 "$background" 2>/dev/null; then kill -- -"$background" 2>/dev/null || true; fi
   if [[ -n "${already+set}" ]]; then
     for engine in mariadb postgres; do
       if ! grep -qx "$engine" <<<"$already"; then bash scripts/test-databases.sh stop "$engine" || true; fi
@@ -200,25 +196,29 @@ fi
 
 debug_build
 
-# The release jar and the release wheel, each in the background: they build while the suites
-# that need neither run (the Rust suite, then the Python suite but for the wheel's own tests,
-# then the MCP suite); the Java suite waits for the jar, the wheel's tests for the wheel. Both at
-# once, so that each fills the other's waits on a long serial crate; the jar in a target folder
-# of its own, since two cargo builds in one folder take turns. Each one's output goes to a log
-# printed once it is built.
-jar_log="$target/release-jar.log" wheel_log="$target/release-wheel.log"
-# Without CI's lint wrapper (.ci/run): the debug build has linted the same code.
-in_background() {
-  setsid env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS "$@" &
+# The release jar, then the release wheel, in the background: they build while the suites that
+# need neither run (the Rust suite, then the Python suite but for the wheel's own tests, then the
+# MCP suite); the Java suite waits for the jar, the wheel's tests for the wheel. Their output
+# goes to a log printed once both are built.
+release_log="$target/release-builds.log"
+jar_built="$target/release-builds.jar-built"
+release_builds() {
+  rm -rf target/wheels "$jar_built"
+  local start=$SECONDS
+  bash scripts/build-jar.sh --out target/java-release
+  echo "test.sh: [$((SECONDS - start)) s] release jar (in the background)"
+  touch "$jar_built"
+  start=$SECONDS
+  bash scripts/build-wheel.sh --out target/wheels
+  echo "test.sh: [$((SECONDS - start)) s] release wheel (in the background)"
 }
-log "release jar and wheel: building in the background ($jar_log, $wheel_log)"
-rm -rf target/wheels
-in_background env CARGO_TARGET_DIR="$target/jar-build" bash scripts/build-jar.sh --out target/java-release \
-  >"$jar_log" 2>&1
-jar_build=$!
-in_background bash scripts/build-wheel.sh --out target/wheels >"$wheel_log" 2>&1
-wheel_build=$!
-background="$jar_build $wheel_build"
+log "release jar and wheel: building in the background ($release_log)"
+export -f release_builds
+export jar_built
+# Without CI's lint wrapper (.ci/run): the debug build has linted the same code.
+setsid env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS bash -c 'set -euo pipefail; release_builds' \
+  >"$release_log" 2>&1 &
+background=$!
 
 # ------------------------------------------------------------------ the suites
 # The storage tests wait on their servers most of the time: more of them at once than cores.
@@ -259,14 +259,19 @@ log "MCP: crates/groundcheck-mcp/tests-python, pytest"
 timed "MCP suite (pytest)" env GROUNDCHECK_BIN="$PWD/$target/debug/groundcheck" \
   "$venv/bin/python" -m pytest "${pytest_args[@]}" crates/groundcheck-mcp/tests-python
 
-# wait_release PID LOG: until that background build ends; its log, and its failure if it failed.
+# wait_release [jar]: until the jar is built (or both are), failing if the builds failed.
 wait_release() {
   local status=0
-  wait "$1" || status=$?
-  sed 's/^/  /' "$2" >&2
-  ((status == 0)) || { log "the release build failed (exit $status): $2"; return "$status"; }
+  if [[ ${1:-} == jar ]]; then
+    while [[ ! -e $jar_built ]] && kill -0 "$background" 2>/dev/null; do sleep 1; done
+    [[ -e $jar_built ]] && return 0
+  fi
+  wait "$background" || status=$?
+  background=""
+  sed 's/^/  /' "$release_log" >&2
+  ((status == 0)) || { log "the release builds failed (exit $status)"; return "$status"; }
 }
-timed "waiting for the release jar" wait_release "$jar_build" "$jar_log"
+timed "waiting for the release jar" wait_release jar
 
 # The Java library: the release jar built above, JUnit 5 run on the console launcher; a skipped
 # test fails it, and its JDBC tests need the servers started above.
@@ -274,7 +279,7 @@ log "Java: bindings/java, scripts/test-java.sh"
 timed "Java suite (JUnit 5)" env GROUNDCHECK_BIN="$PWD/$target/debug/groundcheck" \
   GROUNDCHECK_JAR="$PWD/target/java-release/groundcheck-$version.jar" bash scripts/test-java.sh
 
-timed "waiting for the release wheel" wait_release "$wheel_build" "$wheel_log"
+timed "waiting for the release wheel" wait_release
 wheel="$(ls target/wheels/groundcheck-*-manylinux2014_*.whl)"
 log "Python: $wheel_tests (the wheel: $wheel)"
 timed "Python: the wheel's tests (pytest)" env GROUNDCHECK_WHEEL="$PWD/$wheel" \
