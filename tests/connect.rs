@@ -96,7 +96,7 @@ fn database_errors_are_the_servers_message_and_code() {
         };
         assert!(line.ends_with(expected), "{name}: {line}");
 
-        let unknown = url.replace(&format!("/{}", engines::database_name(url)), "/no_such_db");
+        let unknown = engines::with_database(url, "no_such_db");
         let line = failure_line(name, &run(["migrate", "--database", &unknown]));
         assert!(line.contains("'no_such_db'") || line.contains("\"no_such_db\""), "{name}: {line}");
         assert!(line.contains("SQLSTATE"), "{name}: {line}");
@@ -151,7 +151,7 @@ fn store_errors_carry_their_kind() {
     for engine in engines::all().into_iter().filter(|e| e.name != "sqlite") {
         let (name, url) = (engine.name, engine.url.as_str());
         let wrong = url.replace("groundcheck-test-pw", "not-the-password");
-        let unknown = url.replace(&format!("/{}", engines::database_name(url)), "/no_such_db");
+        let unknown = engines::with_database(url, "no_such_db");
         let read_only_user = engine.read_only_url.clone();
         block_on(async {
             assert_eq!(kind_of(Store::connect(&wrong).await), ErrorKind::Authentication, "{name}");

@@ -178,7 +178,7 @@ pub fn database_name(url: &str) -> &str {
 }
 
 /// `url` onto the database `name` instead (its query string kept).
-fn with_database(url: &str, name: &str) -> String {
+pub fn with_database(url: &str, name: &str) -> String {
     let (base, _) = url.rsplit_once('/').expect("a server URL names its database");
     let query = url.rsplit('/').next().unwrap().split_once('?').map(|(_, q)| format!("?{q}"));
     format!("{base}/{name}{}", query.unwrap_or_default())

@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 
 use crate::engines::{self, integers};
 use crate::harness::{run_in, run_shell, temp_dir, write, Outcome};
-use crate::proxy::{through, Proxy};
+use crate::proxy::Proxy;
 
 /// Twelve runs of two rows each, every row claiming a quote its raw output holds.
 fn bundle() -> String {
@@ -72,9 +72,7 @@ fn a_frozen_server_stops_the_job_naming_it_and_resume_finishes() {
             let out = run_in(dir.path(), &args, &[], None);
             assert_eq!(out.code, 0, "{name}: {args:?}: {}", out.stderr);
         }
-        let (server, _) = through(url, 1);
-        let proxy = Proxy::to(&server);
-        let (_, proxied) = through(url, proxy.port);
+        let (proxy, proxied) = Proxy::in_front_of(url);
         let password = url::Url::parse(url).unwrap().password().unwrap().to_string();
 
         proxy.freeze_after_commits(3);

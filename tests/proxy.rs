@@ -32,8 +32,17 @@ pub struct Proxy {
 }
 
 impl Proxy {
+    /// A proxy in front of the server `url` names, forwarding faithfully, and `url` through it.
+    pub fn in_front_of(url: &str) -> (Proxy, String) {
+        let mut proxied = url::Url::parse(url).expect("a server URL");
+        let server = format!("{}:{}", proxied.host_str().expect("a host"), proxied.port().expect("a port"));
+        let proxy = Proxy::to(&server);
+        proxied.set_port(Some(proxy.port)).expect("a URL with a port");
+        (proxy, proxied.to_string())
+    }
+
     /// A proxy to `server` (`host:port`), forwarding faithfully.
-    pub fn to(server: &str) -> Proxy {
+    fn to(server: &str) -> Proxy {
         let listener = TcpListener::bind("127.0.0.1:0").expect("a local port");
         let port = listener.local_addr().unwrap().port();
         let proxy = Proxy {
@@ -152,13 +161,4 @@ fn pump(mut from: TcpStream, mut to: TcpStream, frozen: Arc<AtomicBool>, watch: 
         }
     }
     let _ = to.shutdown(Shutdown::Write);
-}
-
-/// `host:port` and the URL with the proxy's port in their place.
-pub fn through(url: &str, port: u16) -> (String, String) {
-    let parsed = url::Url::parse(url).unwrap();
-    let server = format!("{}:{}", parsed.host_str().unwrap(), parsed.port().unwrap());
-    let mut proxied = parsed.clone();
-    proxied.set_port(Some(port)).unwrap();
-    (server, proxied.to_string())
 }

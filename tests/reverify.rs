@@ -356,9 +356,7 @@ fn a_database_outage_stops_the_job_cleanly_and_resume_finishes_it() {
 
 fn outage_then_resume(name: &str, url: &str) {
     let total = import_corpus(url, 400);
-    let (server, _) = crate::proxy::through(url, 1);
-    let proxy = crate::proxy::Proxy::to(&server);
-    let (_, proxied) = crate::proxy::through(url, proxy.port);
+    let (proxy, proxied) = crate::proxy::Proxy::in_front_of(url);
     // The outage comes mid-job, at the same point however fast the machine: the job stalls
     // after its third commit (of 80 batches), and the server goes while it waits.
     proxy.freeze_after_commits(3);

@@ -423,7 +423,7 @@ fn a_database_password_never_reaches_the_output() {
     // Real servers, wrong database name: the error names the URL, never the password.
     for engine in engines::all().into_iter().filter(|e| e.name != "sqlite") {
         let password = engine.url.split(':').nth(2).unwrap().split('@').next().unwrap().to_string();
-        let wrong = engine.url.replace(&format!("/{}", engines::database_name(&engine.url)), "/no_such_db");
+        let wrong = engines::with_database(&engine.url, "no_such_db");
         let out = gc(&wrong, &["run", "r"]);
         assert_eq!(out.code, 2);
         assert!(!out.stderr.contains(&password), "{}: {}", engine.name, out.stderr);
