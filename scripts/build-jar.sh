@@ -19,6 +19,12 @@
 # Platforms are named as the jar's loader names them: linux-x86_64, linux-aarch64,
 # macos-aarch64, windows-x86_64. Needs cargo, a JDK (javac, jar) and, for the release
 # library, strip (binutils) on Linux.
+#
+# On Linux the release library is linked, like the release wheel, by zig against glibc 2.17's
+# symbols (scripts/zig.sh; maturin and ziglang are installed into target/wheel-venv from PyPI
+# on first use), so the jar loads on any Linux with glibc 2.17 or later — RHEL/CentOS 7 on,
+# Ubuntu 18.04 on — not only on one as new as the build machine's. Built after the wheel (or
+# before it), it compiles only crates/groundcheck-jni: the rest is the wheel's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -78,10 +84,16 @@ build() {
   local platform lib dir target="${CARGO_TARGET_DIR:-target}"
   platform="$(this_platform)"
   lib="$(library_file "$platform")"
-  case "$profile" in
-    release) dir=release; log "building crates/groundcheck-jni (release)"
+  case "$profile:$platform" in
+    release:linux-*) log "building crates/groundcheck-jni (release, linked through zig for glibc 2.17)"
+      source scripts/zig.sh
+      zig_tools
+      zig_link
+      dir="$zig_triple/release"
+      cargo build --locked --release --target "$zig_triple" -p groundcheck-jni --quiet ;;
+    release:*) dir=release; log "building crates/groundcheck-jni (release)"
       cargo build --locked --release -p groundcheck-jni --quiet ;;
-    dev) dir=debug; log "building crates/groundcheck-jni (debug)"
+    dev:*) dir=debug; log "building crates/groundcheck-jni (debug)"
       cargo build --locked -p groundcheck-jni --quiet ;;
     *) die "--profile is release or dev, not $profile" ;;
   esac

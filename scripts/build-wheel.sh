@@ -11,9 +11,12 @@
 #   groundcheck-VERSION.tar.gz
 #       the sdist, for `pip install` on any other platform with Rust.
 #
-# The wheel links against glibc 2.17's symbols whatever glibc this machine has: maturin links
-# through zig (the `ziglang` package from PyPI), so no manylinux container is needed. maturin
-# and ziglang are installed into target/wheel-venv (from PyPI) on first use.
+# The wheel links against glibc 2.17's symbols whatever glibc this machine has: it is linked,
+# and its C compiled, by zig (the `ziglang` package from PyPI; scripts/zig.sh), so no manylinux
+# container is needed, and maturin checks the symbols against manylinux2014's before it writes
+# the wheel. maturin and ziglang are installed into target/wheel-venv (from PyPI) on first use.
+# The release jar (scripts/build-jar.sh) is linked the same way, in the same target folder:
+# whichever of the two is built second compiles only its own crate.
 # The wheel's tags and the symbol versions it needs are checked by
 # crates/groundcheck-py/tests/test_wheel.py (GROUNDCHECK_WHEEL names the wheel).
 set -euo pipefail
@@ -29,20 +32,17 @@ while (($#)); do
     *) log "unknown argument $1 (see the top of scripts/build-wheel.sh)"; exit 1 ;;
   esac
 done
-venv=target/wheel-venv
-if [[ ! -x $venv/bin/maturin ]] || ! "$venv/bin/python" -c 'import ziglang' 2>/dev/null; then
-  log "installing maturin and ziglang into $venv"
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check 'maturin>=1.9,<2' ziglang
-fi
+source scripts/zig.sh
+zig_tools
 [[ $prepare_only == no ]] || exit 0
 mkdir -p "$out"
 out="$(realpath "$out")"
 
 log "building the manylinux2014 wheel (release, linked through zig)"
-# maturin finds zig as `python -m ziglang` of the Python on PATH.
-(cd crates/groundcheck-py && PATH="$PWD/../../$venv/bin:$PATH" \
-  maturin build --quiet --release --locked --zig --compatibility manylinux2014 --out "$out")
+zig_link
+maturin="$PWD/$zig_venv/bin/maturin"
+(cd crates/groundcheck-py && "$maturin" build --quiet --release --locked --target "$zig_triple" \
+  --compatibility manylinux2014 --out "$out")
 log "building the sdist"
-(cd crates/groundcheck-py && "../../$venv/bin/maturin" sdist --out "$out" >/dev/null)
+(cd crates/groundcheck-py && "$maturin" sdist --out "$out" >/dev/null)
 ls -1 "$out" | sed 's/^/build-wheel.sh:   /' >&2

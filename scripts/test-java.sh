@@ -94,7 +94,7 @@ java -Xmx512m \
   -Dgroundcheck.root="$PWD" \
   -Dgroundcheck.bin="$bin" \
   -Dgroundcheck.readme.classes="$PWD/$out/readme" -Dgroundcheck.readme.class="$class" \
-  -Dgroundcheck.jar="$PWD/$out/groundcheck.jar" \
+  -Dgroundcheck.jar="$PWD/$out/groundcheck.jar" -Dgroundcheck.release.jar="$jarfile" \
   -Dgroundcheck.classes="$PWD/$out/classes" -Dgroundcheck.test.classes="$PWD/$out/test-classes" \
   -Dgroundcheck.native.dir="$PWD/$out/native" \
   -Dgroundcheck.hooks.native.dir="$PWD/$out/hooks-native" \
