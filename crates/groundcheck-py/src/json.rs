@@ -112,13 +112,12 @@ fn write_json(value: &Bound<'_, PyAny>, out: &mut JsonBuilder, shape: &mut Shape
     let classes = classes(value.py())?;
     let mut steps = Vec::with_capacity(64);
     steps.push(Step::Item(value.clone()));
-    // The containers on the path from the root: one seen again contains itself.
-    let mut open: Vec<usize> = Vec::with_capacity(16);
+    let mut open = OpenPath::default();
     while let Some(step) = steps.pop() {
         let value = match step {
             Step::Close => {
                 out.end();
-                open.pop();
+                open.leave();
                 continue;
             }
             Step::Item(value) => value,
@@ -151,7 +150,7 @@ fn write_json(value: &Bound<'_, PyAny>, out: &mut JsonBuilder, shape: &mut Shape
             }
             array
         };
-        enter(&mut open, &value)?;
+        open.enter(&value)?;
         // How many children follow, when Python knows it without running a container's own
         // code: the builder's room for them, allocated once.
         let len = list.as_ref().map(|l| l.len()).or(dict.as_ref().map(|d| d.len())).unwrap_or(0);
@@ -186,15 +185,44 @@ fn write_json(value: &Bound<'_, PyAny>, out: &mut JsonBuilder, shape: &mut Shape
     Ok(())
 }
 
-/// Notes `value`, a container about to be opened, among the containers on the path from the
-/// root (`open`): one seen again contains itself.
-fn enter(open: &mut Vec<usize>, value: &Bound<'_, PyAny>) -> Result<(), NotJson> {
-    let id = value.as_ptr() as usize;
-    if open.contains(&id) {
-        return Err(NotJson::Value("a container that contains itself".into()));
+/// The containers on the path from the root to the walk's position, by identity: one opened
+/// again inside itself is a container that contains itself. The walk checks every container
+/// it opens, so the check must stay cheap at any depth. The first [`SCANNED`] levels are
+/// scanned (a tool's output rarely nests deeper, and a scan that short beats hashing); deeper
+/// ones are also kept in a set, so a value 10,000 levels deep costs a set lookup and a short
+/// scan a level, not a scan of the whole path.
+#[derive(Default)]
+struct OpenPath {
+    ids: Vec<usize>,
+    deep: std::collections::HashSet<usize>,
+}
+
+/// How many levels from the root [`OpenPath`] scans rather than hashes.
+const SCANNED: usize = 32;
+
+impl OpenPath {
+    /// Notes `value`, a container about to be opened below the path.
+    fn enter(&mut self, value: &Bound<'_, PyAny>) -> Result<(), NotJson> {
+        let id = value.as_ptr() as usize;
+        let scanned = &self.ids[..self.ids.len().min(SCANNED)];
+        if scanned.contains(&id) || self.deep.contains(&id) {
+            return Err(NotJson::Value("a container that contains itself".into()));
+        }
+        if self.ids.len() >= SCANNED {
+            self.deep.insert(id);
+        }
+        self.ids.push(id);
+        Ok(())
     }
-    open.push(id);
-    Ok(())
+
+    /// Closes the innermost container.
+    fn leave(&mut self) {
+        if let Some(id) = self.ids.pop() {
+            if self.ids.len() >= SCANNED {
+                self.deep.remove(&id);
+            }
+        }
+    }
 }
 
 /// A member's key, which must be a `str`.

@@ -568,6 +568,27 @@ def test_a_dict_that_contains_itself_is_an_invalid_row() -> None:
     assert groundcheck.verify_invocation(row(raw_output=both, retrieval_details=details)).status == "supported"
 
 
+def test_a_container_that_contains_itself_far_from_the_root_is_an_invalid_row() -> None:
+    # The walk scans the first levels of its path and keeps deeper ones in a set: a cycle back
+    # to a shallow container and one between two deep containers are both found.
+    for depth, back_to in ((100, 0), (100, 20), (100, 60), (31, 30), (32, 31), (33, 32)):
+        chain: list[list[Any]] = [[]]
+        for _ in range(depth):
+            chain[-1].append([])
+            chain.append(chain[-1][0])
+        chain[-1].append(chain[back_to])
+        with pytest.raises(groundcheck.InvalidRowError, match="contains itself"):
+            groundcheck.verify_invocation(row(raw_output={"logs": chain[0]}))
+    # The control: the same value 100 deep without the cycle, and one list in two deep branches.
+    deep: Any = "connection refused"
+    for _ in range(100):
+        deep = [deep]
+    shared = [deep]
+    wide = {"logs": [[[shared]] * 40, shared]}
+    details = {"evidence_refs": [{"raw_path": "$.logs[1][0]" + "[0]" * 100, "text": "connection refused"}]}
+    assert groundcheck.verify_invocation(row(raw_output=wide, retrieval_details=details)).status == "supported"
+
+
 def test_ten_thousand_deep_nesting_is_limit_exceeded() -> None:
     deep: Any = "connection refused"
     for _ in range(10_000):
