@@ -27,6 +27,8 @@
 #    (scripts/build-jar.sh, scripts/build-wheel.sh) build in the background from the start of
 #    the suites, which leave the CPU idle for long spells (the database and browser tests wait):
 #    the Java suite waits for the jar, the wheel's checks for the wheel, nothing else for either.
+#    The two share one linker and one feature set (scripts/zig.sh), so the wheel compiles only
+#    the extension's crate and what only it needs (PyO3, Arrow): the rest is the jar's.
 # 5. Stops the servers it started, and only those, however the suites ended, and prints how
 #    long each step took.
 #
@@ -143,7 +145,11 @@ python_env() {
   python3 -m venv "$venv"
   # --no-compile: byte-compiling every module of every package (pyspark and ray are large)
   # costs more CPU than the suites' imports compile on first use.
-  "$venv/bin/pip" install --quiet --disable-pip-version-check --no-compile "${pip_packages[@]}"
+  local pip=("$venv/bin/pip" install --quiet --disable-pip-version-check --no-compile)
+  # pyspark comes as an sdist only: pip builds a wheel of it (about 450 MB, Spark's jars) and
+  # installs that. Its wheel stored rather than deflated takes half the CPU, for the same files.
+  "${pip[@]}" --config-settings=--build-option=--compression=stored pyspark
+  "${pip[@]}" "${pip_packages[@]}"
   echo "$wanted" >"$venv/.packages"
 }
 
@@ -198,8 +204,9 @@ debug_build
 
 # The release jar, then the release wheel, in the background: they build while the suites that
 # need neither run (the Rust suite, then the Python suite but for the wheel's own tests, then the
-# MCP suite); the Java suite waits for the jar, the wheel's tests for the wheel. Their output
-# goes to a log printed once both are built.
+# MCP suite); the Java suite waits for the jar, the wheel's tests for the wheel. The wheel reuses
+# the crates the jar compiled (scripts/zig.sh). Their output goes to a log printed once both are
+# built.
 release_log="$target/release-builds.log"
 jar_built="$target/release-builds.jar-built"
 release_builds() {
