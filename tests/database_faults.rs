@@ -14,9 +14,8 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use sqlx::{AssertSqlSafe, Connection};
 
-use crate::corpus;
 use crate::engines::{self, block_on, database_name, integers, Engine};
-use crate::harness::{run, temp_dir, write, Outcome};
+use crate::harness::{corpus_files, run, temp_dir, Outcome};
 
 /// The passwords of `scripts/test-databases.sh`: no output of groundcheck may contain them.
 const PASSWORDS: [&str; 2] = ["groundcheck-test-pw", "groundcheck-ro-pw"];
@@ -62,10 +61,7 @@ fn json(what: &str, out: &Outcome) -> Value {
 
 /// Imports a seeded corpus of `n` invocations (runs of 10–40) with full rights.
 fn import_corpus(url: &str, seed: u64, n: u64) -> i64 {
-    let dir = temp_dir();
-    for (i, text) in corpus::bundles(seed, n, 1, 1, 500).iter().enumerate() {
-        write(dir.path(), &format!("c{i:03}.json"), text);
-    }
+    let dir = corpus_files(seed, n, 1);
     let migrated = gc(url, &["migrate"]);
     assert_eq!(migrated.code, 0, "{}", migrated.stderr);
     let out = gc(url, &["import", dir.path().to_str().unwrap()]);

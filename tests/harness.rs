@@ -1,8 +1,10 @@
 //! Running the real `groundcheck` binary and capturing what it did.
 
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// What one run of the binary produced.
 #[derive(Debug)]
@@ -110,6 +112,26 @@ pub fn write(dir: &Path, name: &str, text: impl AsRef<[u8]>) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, text).expect("the file is written");
     path
+}
+
+/// `n` invocations of the seeded corpus of `examples/corpus.rs` (runs of 10–40 invocations,
+/// ids from `first_id`), written as bundle files of 500 invocations into a new temporary folder.
+/// Each corpus is generated once per process: the tests import the same one into every engine,
+/// and generating it in a test build costs more than writing it out again.
+pub fn corpus_files(seed: u64, n: u64, first_id: i64) -> tempfile::TempDir {
+    type Bundles = Arc<OnceLock<Vec<String>>>;
+    type Made = Mutex<HashMap<(u64, u64, i64), Bundles>>;
+    static MADE: OnceLock<Made> = OnceLock::new();
+    let bundles = {
+        let mut made = MADE.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+        Arc::clone(made.entry((seed, n, first_id)).or_default())
+    };
+    let bundles = bundles.get_or_init(|| crate::corpus::bundles(seed, n, first_id, 1, 500));
+    let dir = temp_dir();
+    for (i, text) in bundles.iter().enumerate() {
+        write(dir.path(), &format!("c{i:03}.json"), text);
+    }
+    dir
 }
 
 /// The bundle files shipped in `fixtures/`, in name order.

@@ -7,9 +7,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::corpus;
 use crate::engines::{self, integers};
-use crate::harness::{run, temp_dir, write, Outcome};
+use crate::harness::{corpus_files, run, temp_dir, write, Outcome};
 
 /// The command a CronJob runs every time.
 const RECURRING: &[&str] = &["reverify", "--write", "--resume", "--batch-rows", "20", "--format", "json"];
@@ -27,10 +26,7 @@ fn json(what: &str, out: &Outcome) -> Value {
 
 /// Imports `n` corpus invocations of `seed` (runs `run-{seed}-…`), ids from `first_id`.
 fn import(url: &str, seed: u64, n: u64, first_id: i64) {
-    let dir = temp_dir();
-    for (i, text) in corpus::bundles(seed, n, first_id, 1, 500).iter().enumerate() {
-        write(dir.path(), &format!("c{i:03}.json"), text);
-    }
+    let dir = corpus_files(seed, n, first_id);
     let out = gc(url, &["import", dir.path().to_str().unwrap()]);
     assert_eq!(out.code, 0, "{}", out.stderr);
 }

@@ -8,9 +8,7 @@ use groundcheck_store::{RunKey, Store};
 use serde_json::Value;
 
 use crate::engines::{self, block_on, execute, integers};
-use crate::harness::{run, temp_dir, write};
-
-use crate::corpus;
+use crate::harness::{corpus_files, run, temp_dir};
 
 fn gc(url: &str, args: &[&str]) -> crate::harness::Outcome {
     let mut all: Vec<&str> = vec![args[0], "--database", url];
@@ -25,10 +23,7 @@ fn json(out: &crate::harness::Outcome) -> Value {
 
 /// Imports a seeded corpus of `n` invocations; returns how many there are.
 fn import_corpus(url: &str, n: u64) -> i64 {
-    let dir = temp_dir();
-    for (i, text) in corpus::bundles(11, n, 1, 1, 500).iter().enumerate() {
-        write(dir.path(), &format!("c{i:03}.json"), text);
-    }
+    let dir = corpus_files(11, n, 1);
     assert_eq!(gc(url, &["migrate"]).code, 0);
     let out = gc(url, &["import", dir.path().to_str().unwrap()]);
     assert_eq!(out.code, 0, "{}", out.stderr);
