@@ -222,8 +222,9 @@ release_builds() {
 log "release jar and wheel: building in the background ($release_log)"
 export -f release_builds
 export jar_built
-# Without CI's lint wrapper (.ci/run): the debug build has linted the same code.
-setsid env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS bash -c 'set -euo pipefail; release_builds' \
+# Without CI's lint wrapper (.ci/run): the debug build has linted the same code. At a lower
+# priority (nice): the suites come first, and the builds take the CPU they leave idle.
+setsid nice -n 10 env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS bash -c 'set -euo pipefail; release_builds' \
   >"$release_log" 2>&1 &
 background=$!
 

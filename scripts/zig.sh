@@ -25,4 +25,7 @@ zig_link() {
   [[ $zig_triple == *-linux-gnu ]] || { echo "zig.sh: $zig_triple is not a glibc Linux" >&2; return 1; }
   export "CARGO_TARGET_$(tr 'a-z-' 'A-Z_' <<<"$zig_triple")_LINKER=$PWD/scripts/zig-cc"
   export "CC_${zig_triple//-/_}=$PWD/scripts/zig-cc"
+  # One codegen unit a crate, not the release profile's sixteen: less CPU in all to build (on
+  # the few cores of a CI machine, sooner too), and LLVM optimises each crate whole.
+  export CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
 }
