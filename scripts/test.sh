@@ -176,13 +176,11 @@ esac
 prepare
 
 # ------------------------------------------------------------------ the database servers
-background="" side=""
+background=""
 stop_started() {
   local status=$? engine
   # A release build still running when a suite failed: stopped, it would only hold the CPU.
   if [[ -n $background ]] && kill -0 "$background" 2>/dev/null; then kill -- -"$background" 2>/dev/null || true; fi
-  # Likewise the MCP and Java suites, when the Python suite beside them failed.
-  if [[ -n $side ]] && kill -0 "$side" 2>/dev/null; then kill -- -"$side" 2>/dev/null || true; fi
   if [[ -n "${already+set}" ]]; then
     for engine in mariadb postgres; do
       if ! grep -qx "$engine" <<<"$already"; then bash scripts/test-databases.sh stop "$engine" || true; fi
@@ -257,70 +255,38 @@ timed "Python: install the debug extension" install_extension
 # Two pytest-xdist workers, handed one test at a time (each folder's conftest.py puts the tests
 # marked slow first, so the longest are shared from the start); the tests depend on no order.
 # langsmith's plugin comes with langchain and is of no use here.
-pytest_args="-q -p no:cacheprovider -p no:langsmith_plugin -n 2 --maxschedchunk 1"
+pytest_args=(-q -p no:cacheprovider -p no:langsmith_plugin -n 2 --maxschedchunk 1)
 wheel_tests=crates/groundcheck-py/tests/test_wheel.py
-
-# The MCP suite, then the Java suite once the jar is built, beside the Python suite: each leaves
-# the CPU idle for spells (interpreters and JVMs starting, servers answering, subprocesses
-# waited on), which the other takes. Their output goes to a log printed when both have ended.
-#
-# MCP: the official MCP Python SDK (`mcp`) drives the binary over stdio; nothing in it is
-# skipped, a missing package or binary fails the suite. Java: the release jar built in the
-# background, JUnit 5 run on the console launcher; a skipped test fails it, and its JDBC tests
-# need the servers started above.
-side_log="$target/mcp-and-java.log"
-mcp_and_java() {
-  local start=$SECONDS
-  echo "test.sh: MCP: crates/groundcheck-mcp/tests-python, pytest"
-  # shellcheck disable=SC2086 # the arguments are words
-  "$venv/bin/python" -m pytest $pytest_args crates/groundcheck-mcp/tests-python
-  echo "test.sh: [$((SECONDS - start)) s] MCP suite (pytest)"
-  start=$SECONDS
-  while [[ ! -e $jar_built ]] && kill -0 "$background" 2>/dev/null; do sleep 1; done
-  [[ -e $jar_built ]] || { echo "test.sh: no release jar: the release builds failed"; return 1; }
-  echo "test.sh: [$((SECONDS - start)) s] waiting for the release jar"
-  start=$SECONDS
-  echo "test.sh: Java: bindings/java, scripts/test-java.sh"
-  GROUNDCHECK_JAR="$PWD/target/java-release/groundcheck-$version.jar" bash scripts/test-java.sh
-  echo "test.sh: [$((SECONDS - start)) s] Java suite (JUnit 5)"
-}
-export -f mcp_and_java
-export venv pytest_args jar_built background version
-export GROUNDCHECK_BIN="$PWD/$target/debug/groundcheck"
-setsid bash -c 'set -euo pipefail; mcp_and_java' >"$side_log" 2>&1 &
-side=$!
-log "MCP and Java suites: beside the Python suite ($side_log)"
-
 log "Python: crates/groundcheck-py/tests, pytest (the wheel's tests once it is built)"
-# shellcheck disable=SC2086 # the arguments are words
-timed "Python suite (pytest)" "$venv/bin/python" -m pytest $pytest_args --ignore="$wheel_tests" \
-  crates/groundcheck-py/tests
+timed "Python suite (pytest)" env GROUNDCHECK_BIN="$PWD/$target/debug/groundcheck" \
+  "$venv/bin/python" -m pytest "${pytest_args[@]}" --ignore="$wheel_tests" crates/groundcheck-py/tests
 
-# wait_side: until the MCP and Java suites have ended; prints their log, and their steps'
-# seconds go to the summary.
-wait_side() {
-  local status=0 line
-  wait "$side" || status=$?
-  side=""
-  sed 's/^/  /' "$side_log" >&2
-  while read -r line; do
-    if [[ $line =~ ^test.sh:\ \[([0-9]+)\ s\]\ (.*)$ ]]; then
-      step_times+=("$(printf '%5d s    %s (beside the Python suite)' "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}")")
-    fi
-  done <"$side_log"
-  ((status == 0)) || { log "the MCP or the Java suite failed (exit $status): see above"; return "$status"; }
-}
-timed "MCP and Java suites (waiting for them)" wait_side
+# The MCP server: the official MCP Python SDK (`mcp`) drives the binary over stdio. Nothing in
+# it is skipped: a missing package or binary fails the suite.
+log "MCP: crates/groundcheck-mcp/tests-python, pytest"
+timed "MCP suite (pytest)" env GROUNDCHECK_BIN="$PWD/$target/debug/groundcheck" \
+  "$venv/bin/python" -m pytest "${pytest_args[@]}" crates/groundcheck-mcp/tests-python
 
-# wait_release: until the wheel is built (the jar was built before it), failing if the builds
-# failed.
+# wait_release [jar]: until the jar is built (or both are), failing if the builds failed.
 wait_release() {
   local status=0
+  if [[ ${1:-} == jar ]]; then
+    while [[ ! -e $jar_built ]] && kill -0 "$background" 2>/dev/null; do sleep 1; done
+    [[ -e $jar_built ]] && return 0
+  fi
   wait "$background" || status=$?
   background=""
   sed 's/^/  /' "$release_log" >&2
   ((status == 0)) || { log "the release builds failed (exit $status)"; return "$status"; }
 }
+timed "waiting for the release jar" wait_release jar
+
+# The Java library: the release jar built above, JUnit 5 run on the console launcher; a skipped
+# test fails it, and its JDBC tests need the servers started above.
+log "Java: bindings/java, scripts/test-java.sh"
+timed "Java suite (JUnit 5)" env GROUNDCHECK_BIN="$PWD/$target/debug/groundcheck" \
+  GROUNDCHECK_JAR="$PWD/target/java-release/groundcheck-$version.jar" bash scripts/test-java.sh
+
 timed "waiting for the release wheel" wait_release
 wheel="$(ls target/wheels/groundcheck-*-manylinux2014_*.whl)"
 log "Python: $wheel_tests (the wheel: $wheel)"
