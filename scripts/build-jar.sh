@@ -18,13 +18,14 @@
 #
 # Platforms are named as the jar's loader names them: linux-x86_64, linux-aarch64,
 # macos-aarch64, windows-x86_64. Needs cargo, a JDK (javac, jar) and, for the release
-# library, strip (binutils) on Linux.
+# library on Linux, strip (binutils) and python3 with its venv module (for the zig below).
 #
 # On Linux the release library is linked, like the release wheel, by zig against glibc 2.17's
 # symbols (scripts/zig.sh; maturin and ziglang are installed into target/wheel-venv from PyPI
 # on first use), so the jar loads on any Linux with glibc 2.17 or later — RHEL/CentOS 7 on,
-# Ubuntu 18.04 on — not only on one as new as the build machine's. Built after the wheel (or
-# before it), it compiles only crates/groundcheck-jni: the rest is the wheel's.
+# Ubuntu 18.04 on — not only on one as new as the build machine's. The two builds share their
+# crates: built after the wheel, the library compiles only crates/groundcheck-jni; built before
+# it, the wheel compiles only its own crate and PyO3's and Arrow's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
