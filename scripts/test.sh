@@ -227,12 +227,8 @@ release_builds() {
 log "release jar and wheel: building in the background ($release_log)"
 export -f release_builds
 export jar_built
-# Without CI's lint wrapper (.ci/run): the debug build has linted the same code. At a lower
-# priority: the suites come first, and the builds take the CPU they leave idle. (A session of
-# its own is a scheduling group of its own where Linux groups by session, as most distributions
-# do: its processes' nice value counts only within it, so the group's own is raised too.)
-setsid nice -n 10 env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS \
-  bash -c '{ echo 10 >/proc/self/autogroup; } 2>/dev/null || true; set -euo pipefail; release_builds' \
+# Without CI's lint wrapper (.ci/run): the debug build has linted the same code.
+setsid env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS bash -c 'set -euo pipefail; release_builds' \
   >"$release_log" 2>&1 &
 background=$!
 
