@@ -148,7 +148,8 @@ python_env() {
   local pip=("$venv/bin/pip" install --quiet --disable-pip-version-check --no-compile)
   # pyspark comes as an sdist only: pip builds a wheel of it (about 450 MB, Spark's jars) and
   # installs that. Its wheel stored rather than deflated takes half the CPU, for the same files.
-  "${pip[@]}" --config-settings=--build-option=--compression=stored pyspark
+  "${pip[@]}" --config-settings=--build-option=--compression=stored \
+    "$(printf '%s\n' "${pip_packages[@]}" | grep -m1 '^pyspark')"
   "${pip[@]}" "${pip_packages[@]}"
   # But ray: its worker processes start together and each compiles the modules it imports (a
   # module's bytecode is written only once compiled): from a fresh environment the Ray example

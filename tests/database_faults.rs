@@ -15,7 +15,7 @@ use serde_json::Value;
 use sqlx::{AssertSqlSafe, Connection};
 
 use crate::engines::{self, block_on, database_name, integers, Engine};
-use crate::harness::{corpus_files, run, temp_dir, Outcome};
+use crate::harness::{self, run, temp_dir, Outcome};
 
 /// The passwords of `scripts/test-databases.sh`: no output of groundcheck may contain them.
 const PASSWORDS: [&str; 2] = ["groundcheck-test-pw", "groundcheck-ro-pw"];
@@ -61,11 +61,9 @@ fn json(what: &str, out: &Outcome) -> Value {
 
 /// Imports a seeded corpus of `n` invocations (runs of 10–40) with full rights.
 fn import_corpus(url: &str, seed: u64, n: u64) -> i64 {
-    let dir = corpus_files(seed, n, 1);
     let migrated = gc(url, &["migrate"]);
     assert_eq!(migrated.code, 0, "{}", migrated.stderr);
-    let out = gc(url, &["import", dir.path().to_str().unwrap()]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    harness::import_corpus(url, seed, n, 1);
     n as i64
 }
 

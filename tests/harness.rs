@@ -114,11 +114,12 @@ pub fn write(dir: &Path, name: &str, text: impl AsRef<[u8]>) -> PathBuf {
     path
 }
 
-/// `n` invocations of the seeded corpus of `examples/corpus.rs` (runs of 10–40 invocations,
-/// ids from `first_id`), written as bundle files of 500 invocations into a new temporary folder.
-/// Each corpus is generated once per process: the tests import the same one into every engine,
-/// and generating it in a test build costs more than writing it out again.
-pub fn corpus_files(seed: u64, n: u64, first_id: i64) -> tempfile::TempDir {
+/// Imports `n` invocations of the seeded corpus of `examples/corpus.rs` (runs of 10–40
+/// invocations, ids from `first_id`) into the database at `url` with `groundcheck import`,
+/// from bundle files of 500 invocations; fails the test if the import fails. Each corpus is
+/// generated once per process: the tests import the same one into every engine, and generating
+/// it in a test build costs more than writing it out again.
+pub fn import_corpus(url: &str, seed: u64, n: u64, first_id: i64) {
     type Bundles = Arc<OnceLock<Vec<String>>>;
     type Made = Mutex<HashMap<(u64, u64, i64), Bundles>>;
     static MADE: OnceLock<Made> = OnceLock::new();
@@ -131,7 +132,8 @@ pub fn corpus_files(seed: u64, n: u64, first_id: i64) -> tempfile::TempDir {
     for (i, text) in bundles.iter().enumerate() {
         write(dir.path(), &format!("c{i:03}.json"), text);
     }
-    dir
+    let out = run(["import", "--database", url, dir.path().to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
 }
 
 /// The bundle files shipped in `fixtures/`, in name order.

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::engines::{self, integers};
-use crate::harness::{corpus_files, run, temp_dir, write, Outcome};
+use crate::harness::{import_corpus, run, temp_dir, write, Outcome};
 
 /// The command a CronJob runs every time.
 const RECURRING: &[&str] = &["reverify", "--write", "--resume", "--batch-rows", "20", "--format", "json"];
@@ -22,13 +22,6 @@ fn gc(url: &str, args: &[&str]) -> Outcome {
 fn json(what: &str, out: &Outcome) -> Value {
     assert_eq!(out.code, 0, "{what}: {}", out.stderr);
     serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{what}: {e}: {}", out.stdout))
-}
-
-/// Imports `n` corpus invocations of `seed` (runs `run-{seed}-…`), ids from `first_id`.
-fn import(url: &str, seed: u64, n: u64, first_id: i64) {
-    let dir = corpus_files(seed, n, first_id);
-    let out = gc(url, &["import", dir.path().to_str().unwrap()]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
 }
 
 fn count(url: &str, sql: &'static str) -> i64 {
@@ -57,14 +50,14 @@ fn a_recurring_job_verifies_the_rows_added_since_it_finished() {
     for engine in engines::all() {
         let (url, name) = (engine.url.as_str(), engine.name);
         assert_eq!(gc(url, &["migrate"]).code, 0, "{name}");
-        import(url, 13, 300, 1);
+        import_corpus(url, 13, 300, 1);
         let first = json(name, &gc(url, RECURRING));
         assert_eq!(first["summary"]["invocations"], 300, "{name}: the first job verifies everything");
         assert!(first.get("resumed").is_none(), "{name}: {first}");
         assert_complete(name, "nothing added", &json(name, &gc(url, RECURRING)));
 
         // Rows added: new runs (sorting before the old ones), and one more row in an old run.
-        import(url, 12, 200, 10_001);
+        import_corpus(url, 12, 200, 10_001);
         let extra = r#"{"run_id": "run-13-0000001", "session_id": "sess-13-00000", "invocations": [
           {"id": 20001, "tool_name": "query_logs", "created_at": "2026-12-01T00:00:00Z",
            "retrieval_details": {"evidence_refs": [{"raw_path": "$.a", "text": "b"}]}, "raw_output": {"a": "b"}}]}"#;
@@ -110,9 +103,9 @@ fn an_interrupted_job_over_the_added_rows_resumes_exactly() {
     for engine in engines::all() {
         let (url, name) = (engine.url.as_str(), engine.name);
         assert_eq!(gc(url, &["migrate"]).code, 0, "{name}");
-        import(url, 13, 300, 1);
+        import_corpus(url, 13, 300, 1);
         json(name, &gc(url, RECURRING));
-        import(url, 12, 2_000, 10_001);
+        import_corpus(url, 12, 2_000, 10_001);
 
         let mut args = vec!["--database", url];
         args.splice(0..0, [RECURRING[0]]);

@@ -8,7 +8,7 @@ use groundcheck_store::{RunKey, Store};
 use serde_json::Value;
 
 use crate::engines::{self, block_on, execute, integers};
-use crate::harness::{corpus_files, run, temp_dir};
+use crate::harness::{self, run, temp_dir};
 
 fn gc(url: &str, args: &[&str]) -> crate::harness::Outcome {
     let mut all: Vec<&str> = vec![args[0], "--database", url];
@@ -23,10 +23,8 @@ fn json(out: &crate::harness::Outcome) -> Value {
 
 /// Imports a seeded corpus of `n` invocations; returns how many there are.
 fn import_corpus(url: &str, n: u64) -> i64 {
-    let dir = corpus_files(11, n, 1);
     assert_eq!(gc(url, &["migrate"]).code, 0);
-    let out = gc(url, &["import", dir.path().to_str().unwrap()]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    harness::import_corpus(url, 11, n, 1);
     n as i64
 }
 

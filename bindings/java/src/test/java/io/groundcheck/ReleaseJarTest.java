@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -50,12 +51,15 @@ class ReleaseJarTest {
         }
     }
 
-    /** Runs a command in the repository; its exit code and what it printed, both streams. */
-    private static Object[] run(List<String> command) throws Exception {
+    /** A command's exit code and what it printed, both streams. */
+    private record Ran(int code, String out) {}
+
+    /** Runs a command in the repository. */
+    private static Ran run(List<String> command) throws Exception {
         Process p = new ProcessBuilder(command).directory(Support.ROOT.toFile()).redirectErrorStream(true).start();
         p.getOutputStream().close();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        return new Object[] {p.waitFor(), out};
+        return new Ran(p.waitFor(), out);
     }
 
     @Test
@@ -89,9 +93,9 @@ class ReleaseJarTest {
              InputStream in = jar.getInputStream(jar.getJarEntry("native/" + platform + "/libgroundcheck_jni.so"))) {
             Files.copy(in, library);
         }
-        Object[] symbols = run(List.of("objdump", "-T", library.toString()));
-        assertEquals(0, symbols[0], (String) symbols[1]);
-        Matcher versions = Pattern.compile("\\bGLIBC_([0-9]+)\\.([0-9]+)").matcher((String) symbols[1]);
+        Ran symbols = run(List.of("objdump", "-T", library.toString()));
+        assertEquals(0, symbols.code(), symbols.out());
+        Matcher versions = Pattern.compile("\\bGLIBC_([0-9]+)\\.([0-9]+)").matcher(symbols.out());
         int seen = 0;
         while (versions.find()) {
             seen++;
@@ -100,9 +104,9 @@ class ReleaseJarTest {
             assertTrue(major < MAX_GLIBC[0] || major == MAX_GLIBC[0] && minor <= MAX_GLIBC[1], versions.group());
         }
         assertTrue(seen > 0, "no versioned glibc symbol found: objdump's output changed?");
-        Object[] sections = run(List.of("readelf", "-S", "-W", library.toString()));
-        assertEquals(0, sections[0], (String) sections[1]);
-        assertTrue(!((String) sections[1]).contains(".debug_info"), "the library carries debug information");
+        Ran sections = run(List.of("readelf", "-S", "-W", library.toString()));
+        assertEquals(0, sections.code(), sections.out());
+        assertTrue(!sections.out().contains(".debug_info"), "the library carries debug information");
     }
 
     /** A copy of the release jar whose native library is filed under {@code platform} instead. */
@@ -110,7 +114,7 @@ class ReleaseJarTest {
         Files.createDirectories(out.getParent());
         try (JarFile jar = new JarFile(releaseJar().toFile());
              JarOutputStream copy = new JarOutputStream(Files.newOutputStream(out))) {
-            for (JarEntry e : java.util.Collections.list(jar.entries())) {
+            for (JarEntry e : Collections.list(jar.entries())) {
                 String name = e.getName().replace("native/" + Native.platform() + "/", "native/" + platform + "/");
                 copy.putNextEntry(new JarEntry(name));
                 if (!e.isDirectory()) {
@@ -132,7 +136,7 @@ class ReleaseJarTest {
     private static Set<String> nativeFolders(Path jarPath) throws IOException {
         Set<String> folders = new TreeSet<>();
         try (JarFile jar = new JarFile(jarPath.toFile())) {
-            for (JarEntry e : java.util.Collections.list(jar.entries())) {
+            for (JarEntry e : Collections.list(jar.entries())) {
                 String[] parts = e.getName().split("/");
                 if (parts.length == 3 && parts[0].equals("native") && !parts[2].isEmpty()) {
                     folders.add(parts[1]);
@@ -152,8 +156,8 @@ class ReleaseJarTest {
         List<String> both = new ArrayList<>(assemble);
         both.addAll(List.of("--platforms", here + "," + other, "--out", tmp.resolve("dist").toString(),
                 releaseJar().toString(), otherJar.toString()));
-        Object[] merged = run(both);
-        assertEquals(0, merged[0], (String) merged[1]);
+        Ran merged = run(both);
+        assertEquals(0, merged.code(), merged.out());
         Path mergedJar = tmp.resolve("dist").resolve("groundcheck-" + version() + ".jar");
         assertEquals(new TreeSet<>(List.of(here, other)), nativeFolders(mergedJar));
         try (JarFile jar = new JarFile(mergedJar.toFile())) {
@@ -165,17 +169,17 @@ class ReleaseJarTest {
         List<String> missing = new ArrayList<>(assemble);
         missing.addAll(List.of("--platforms", here + "," + other + ",windows-x86_64,macos-aarch64", "--out",
                 tmp.resolve("missing").toString(), releaseJar().toString(), otherJar.toString()));
-        Object[] refused = run(missing);
-        assertNotEquals(0, refused[0]);
-        assertTrue(((String) refused[1]).contains("no native library for windows-x86_64 macos-aarch64"), (String) refused[1]);
+        Ran refused = run(missing);
+        assertNotEquals(0, refused.code());
+        assertTrue(refused.out().contains("no native library for windows-x86_64 macos-aarch64"), refused.out());
         assertTrue(!Files.exists(tmp.resolve("missing").resolve("groundcheck-" + version() + ".jar")));
 
         Path differing = asIfBuiltOn(other, tmp.resolve("differing").resolve("groundcheck-" + version() + ".jar"), true);
         List<String> mixed = new ArrayList<>(assemble);
         mixed.addAll(List.of("--platforms", here + "," + other, "--out", tmp.resolve("mixed").toString(),
                 releaseJar().toString(), differing.toString()));
-        Object[] mixedUp = run(mixed);
-        assertNotEquals(0, mixedUp[0]);
-        assertTrue(((String) mixedUp[1]).contains(differing + ": its classes differ"), (String) mixedUp[1]);
+        Ran mixedUp = run(mixed);
+        assertNotEquals(0, mixedUp.code());
+        assertTrue(mixedUp.out().contains(differing + ": its classes differ"), mixedUp.out());
     }
 }
