@@ -8,7 +8,8 @@
 //!     [--seed 7] [--scale 1] [--per-file 2000]
 //! groundcheck import /tmp/corpus && groundcheck reverify
 //! ```
-//! The same seed gives the same bytes. `--scale` multiplies output sizes (1 ≈ 2 KB median);
+//! The same seed gives the same bytes. `--scale` multiplies output sizes (1 ≈ 2 KB median; a
+//! fraction such as 0.1 gives outputs of a few entries, for tests of jobs rather than documents);
 //! `--per-file` is how many invocations a bundle file holds (a run is never split).
 #![allow(dead_code)] // The integration tests include this file for `bundles`.
 
@@ -56,7 +57,7 @@ fn json_string(s: &str) -> String {
 }
 
 /// One invocation: its tool, raw output text and evidence claim, sized by `scale`.
-fn invocation(rng: &mut Rng, id: i64, run: &str, session: &str, scale: u64) -> String {
+fn invocation(rng: &mut Rng, id: i64, run: &str, session: &str, scale: f64) -> String {
     let tool = rng.pick(&[
         "query_logs",
         "query_logs",
@@ -70,7 +71,10 @@ fn invocation(rng: &mut Rng, id: i64, run: &str, session: &str, scale: u64) -> S
         0..=69 => 4 + rng.below(12),
         70..=94 => 40 + rng.below(80),
         _ => 400 + rng.below(400),
-    } * scale.max(1);
+    };
+    // At least one entry (the quote's); at scale 1 exactly the counts above, so a seed's bytes
+    // stay what they were when the scale was a whole number.
+    let entries = ((entries as f64 * scale).round() as u64).max(1);
     let mut raw = String::new();
     let path: String;
     let target = rng.below(entries);
@@ -191,7 +195,7 @@ fn invocation(rng: &mut Rng, id: i64, run: &str, session: &str, scale: u64) -> S
 }
 
 /// Bundle texts holding `invocations` invocations in runs of 10–40, ids from `first_id`.
-pub fn bundles(seed: u64, invocations: u64, first_id: i64, scale: u64, per_file: u64) -> Vec<String> {
+pub fn bundles(seed: u64, invocations: u64, first_id: i64, scale: f64, per_file: u64) -> Vec<String> {
     let mut rng = Rng::new(seed);
     let mut files = Vec::new();
     let mut current = String::new();
@@ -225,14 +229,14 @@ pub fn bundles(seed: u64, invocations: u64, first_id: i64, scale: u64, per_file:
 fn main() {
     let mut args = std::env::args().skip(1);
     let (mut invocations, mut out, mut seed, mut scale, mut per_file) =
-        (10_000u64, None, 7u64, 1u64, 2_000u64);
+        (10_000u64, None, 7u64, 1.0f64, 2_000u64);
     while let Some(flag) = args.next() {
         let value = args.next().unwrap_or_default();
         match flag.as_str() {
             "--invocations" => invocations = value.parse().expect("--invocations N"),
             "--out" => out = Some(std::path::PathBuf::from(value)),
             "--seed" => seed = value.parse().expect("--seed N"),
-            "--scale" => scale = value.parse().expect("--scale N"),
+            "--scale" => scale = value.parse().ok().filter(|s: &f64| *s > 0.0).expect("--scale N, above 0"),
             "--per-file" => per_file = value.parse().expect("--per-file N"),
             other => panic!("unknown flag {other}; see the file's doc comment"),
         }

@@ -167,14 +167,14 @@ fn failing_ref(rng: &mut Rng, raw: &str) -> Option<(Value, Value)> {
 fn main() {
     let mut args = std::env::args().skip(1);
     let (mut invocations, mut out, mut seed, mut scale, mut per_file, mut extra) =
-        (1_000u64, None, 7u64, 15u64, 35u64, 33u64);
+        (1_000u64, None, 7u64, 15.0f64, 35u64, 33u64);
     while let Some(flag) = args.next() {
         let value = args.next().unwrap_or_default();
         match flag.as_str() {
             "--invocations" => invocations = value.parse().expect("--invocations N"),
             "--out" => out = Some(std::path::PathBuf::from(value)),
             "--seed" => seed = value.parse().expect("--seed N"),
-            "--scale" => scale = value.parse().expect("--scale N"),
+            "--scale" => scale = value.parse().ok().filter(|s: &f64| *s > 0.0).expect("--scale N, above 0"),
             "--per-file" => per_file = value.parse().expect("--per-file N"),
             "--extra" => extra = value.parse().expect("--extra PERCENT"),
             other => panic!("unknown flag {other}; see the file's doc comment"),

@@ -70,7 +70,7 @@ fn fixtures_get_the_same_verdicts_both_ways() {
 #[test]
 fn a_generated_corpus_gets_the_same_verdicts_both_ways() {
     let (mut n, mut located) = (0, 0);
-    for text in corpus::bundles(23, 3_000, 1, 1, 1_000) {
+    for text in corpus::bundles(23, 3_000, 1, 1.0, 1_000) {
         for inv in Bundle::parse(&text).unwrap().invocations {
             located += usize::from(assert_same(&inv, "corpus"));
             n += 1;

@@ -114,11 +114,17 @@ pub fn write(dir: &Path, name: &str, text: impl AsRef<[u8]>) -> PathBuf {
     path
 }
 
+/// The output size of the corpora the job tests import (`examples/corpus.rs`'s `--scale`): what
+/// they test is the job (batches, checkpoints, kills, resumes, shards), which takes as many
+/// batches at any output size, while importing and reading the outputs is most of their cost.
+/// At this scale an output has a few entries (some hundred bytes), at 1 some kilobytes.
+pub const JOB_CORPUS_SCALE: f64 = 0.1;
+
 /// Imports `n` invocations of the seeded corpus of `examples/corpus.rs` (runs of 10–40
-/// invocations, ids from `first_id`) into the database at `url` with `groundcheck import`,
-/// from bundle files of 500 invocations; fails the test if the import fails. Each corpus is
-/// generated once per process: the tests import the same one into every engine, and generating
-/// it in a test build costs more than writing it out again.
+/// invocations, ids from `first_id`, outputs at [`JOB_CORPUS_SCALE`]) into the database at
+/// `url` with `groundcheck import`, from bundle files of 500 invocations; fails the test if the
+/// import fails. Each corpus is generated once per process: the tests import the same one into
+/// every engine, and generating it in a test build costs more than writing it out again.
 pub fn import_corpus(url: &str, seed: u64, n: u64, first_id: i64) {
     type Bundles = Arc<OnceLock<Vec<String>>>;
     type Made = Mutex<HashMap<(u64, u64, i64), Bundles>>;
@@ -127,7 +133,7 @@ pub fn import_corpus(url: &str, seed: u64, n: u64, first_id: i64) {
         let mut made = MADE.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
         Arc::clone(made.entry((seed, n, first_id)).or_default())
     };
-    let bundles = bundles.get_or_init(|| crate::corpus::bundles(seed, n, first_id, 1, 500));
+    let bundles = bundles.get_or_init(|| crate::corpus::bundles(seed, n, first_id, JOB_CORPUS_SCALE, 500));
     let dir = temp_dir();
     for (i, text) in bundles.iter().enumerate() {
         write(dir.path(), &format!("c{i:03}.json"), text);

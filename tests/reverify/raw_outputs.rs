@@ -19,7 +19,7 @@ fn corpus_in_files(root: &Path, n: u64) -> (std::path::PathBuf, i64) {
     let bundles = root.join("bundles");
     std::fs::create_dir_all(&bundles).unwrap();
     let mut rows = 0;
-    for (i, text) in corpus::bundles(29, n, 1, 1, 500).iter().enumerate() {
+    for (i, text) in corpus::bundles(29, n, 1, crate::harness::JOB_CORPUS_SCALE, 500).iter().enumerate() {
         let mut bundle: Value = serde_json::from_str(text).unwrap();
         let default_session = bundle["session_id"].clone();
         for inv in bundle["invocations"].as_array_mut().unwrap() {
