@@ -41,6 +41,12 @@ cd "$(dirname "$0")/.."
 
 log() { echo "test.sh: $*" >&2; }
 
+# Python writes the bytecode of what it imports, so each of the suites' many Python processes
+# (pytest's workers, the examples, Spark's and Ray's workers) reuses what the first compiled:
+# an environment that says otherwise (some CI images do) makes every one of them compile
+# every module it imports again.
+unset PYTHONDONTWRITEBYTECODE
+
 # ------------------------------------------------------------------ step times
 # timed NAME COMMAND...: runs the command, logs its elapsed seconds, and keeps them for the
 # summary printed at exit (CI's log shows where the time goes). Not in an `if` or `||`: a

@@ -4,129 +4,26 @@
 //! The page is opened from a file, as a person opens it. Without Chromium and ChromeDriver
 //! these tests fail and say what to install: `.ci/run` installs both.
 
-use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+mod webdriver;
 
-use fantoccini::wd::WebDriverCompatibleCommand;
-use fantoccini::{Client, ClientBuilder, Locator};
+use std::path::{Path, PathBuf};
+
 use serde_json::{json, Value};
 
 use crate::harness::{self, repo};
-
-/// ChromeDriver, running until dropped.
-struct Driver {
-    child: Child,
-    port: u16,
-    profile: tempfile::TempDir,
-}
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn program(name: &str, env: &str) -> PathBuf {
-    if let Some(path) = std::env::var_os(env) {
-        return PathBuf::from(path);
-    }
-    let found = std::env::var_os("PATH")
-        .and_then(|paths| std::env::split_paths(&paths).map(|p| p.join(name)).find(|p| p.is_file()));
-    found.unwrap_or_else(|| {
-        panic!("{name} not found: install Debian's chromium and chromium-driver (or set {env}); .ci/run does")
-    })
-}
-
-impl Driver {
-    fn start() -> Driver {
-        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let child = Command::new(program("chromedriver", "GROUNDCHECK_CHROMEDRIVER"))
-            .arg(format!("--port={port}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("chromedriver starts");
-        let driver = Driver { child, port, profile: tempfile::tempdir().unwrap() };
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "chromedriver did not listen on port {port} within 30 s");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        driver
-    }
-
-    /// A session with `page` loaded from its file, as a person opens it.
-    async fn open(&self, page: &Path) -> Client {
-        let client = self.session().await;
-        client.goto(&file_url(page)).await.unwrap();
-        client
-    }
-
-    /// A headless Chromium session; the flags keep it off the network it would otherwise
-    /// reach for at start (updates, sync, safe browsing), which the tests check stays silent.
-    async fn session(&self) -> Client {
-        let chromium = program("chromium", "GROUNDCHECK_CHROMIUM");
-        let caps = json!({
-            "browserName": "chrome",
-            "goog:loggingPrefs": {"browser": "ALL"},
-            "goog:chromeOptions": {
-                "binary": chromium,
-                "args": [
-                    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                    "--no-first-run", "--disable-quic", "--window-size=1280,1600",
-                    format!("--user-data-dir={}", self.profile.path().display()),
-                ],
-            },
-        });
-        let Value::Object(caps) = caps else { unreachable!() };
-        let connector = hyper_util::client::legacy::connect::HttpConnector::new();
-        ClientBuilder::new(connector)
-            .capabilities(caps)
-            .connect(&format!("http://127.0.0.1:{}", self.port))
-            .await
-            .expect("a Chromium session")
-    }
-}
-
-/// ChromeDriver's browser log (console messages, CSP violations, failed loads), which the
-/// W3C protocol has no command for.
-#[derive(Debug)]
-struct BrowserLog;
-
-impl WebDriverCompatibleCommand for BrowserLog {
-    fn endpoint(&self, base: &url::Url, session: Option<&str>) -> Result<url::Url, url::ParseError> {
-        base.join(&format!("session/{}/se/log", session.unwrap_or_default()))
-    }
-
-    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
-        (http::Method::POST, Some(r#"{"type":"browser"}"#.to_string()))
-    }
-}
+use webdriver::{Driver, Session};
 
 /// Log entries at level SEVERE or WARNING.
-async fn log_problems(client: &Client) -> Vec<Value> {
-    let log = client.issue_cmd(BrowserLog).await.expect("the browser log");
-    let entries = log.as_array().cloned().unwrap_or_default();
+fn log_problems(client: &Session) -> Vec<Value> {
+    let entries = client.browser_log();
     entries.into_iter().filter(|e| matches!(e["level"].as_str(), Some("SEVERE" | "WARNING"))).collect()
 }
 
 /// Nothing was fetched, and nothing complained (a CSP violation would).
-async fn assert_fetched_nothing_and_quiet(client: &Client) {
-    let resources = eval(client, "return performance.getEntriesByType('resource').length", vec![]).await;
+fn assert_fetched_nothing_and_quiet(client: &Session) {
+    let resources = client.execute("return performance.getEntriesByType('resource').length", vec![]);
     assert_eq!(resources, 0, "the page loads nothing");
-    assert_eq!(log_problems(client).await, Vec::<Value>::new(), "console errors or warnings");
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
-}
-
-fn file_url(path: &Path) -> String {
-    url::Url::from_file_path(path).unwrap().to_string()
+    assert_eq!(log_problems(client), Vec::<Value>::new(), "console errors or warnings");
 }
 
 /// Writes the page and the JSON report of `verify PATHS` to `dir`.
@@ -139,18 +36,12 @@ fn page_and_report(dir: &Path, paths: &[&str]) -> (PathBuf, Value) {
     (page, serde_json::from_str(&json.stdout).unwrap())
 }
 
-async fn eval(client: &Client, script: &str, args: Vec<Value>) -> Value {
-    client.execute(script, args).await.unwrap_or_else(|e| panic!("{script}: {e}"))
-}
-
 /// How many invocations the page shows, and their statuses, after the filters changed.
-async fn visible(client: &Client) -> Vec<String> {
-    let shown = eval(
-        client,
+fn visible(client: &Session) -> Vec<String> {
+    let shown = client.execute(
         "return Array.from(document.querySelectorAll('article.inv')).filter(a => a.offsetParent !== null).map(a => a.dataset.status)",
         vec![],
-    )
-    .await;
+    );
     serde_json::from_value(shown).unwrap()
 }
 
@@ -159,94 +50,110 @@ fn the_fixtures_page_shows_the_report_and_every_quote_where_it_is() {
     let dir = harness::temp_dir();
     let (page, report) = page_and_report(dir.path(), &["fixtures/"]);
     let driver = Driver::start();
-    runtime().block_on(async {
-        let client = driver.open(&page).await;
-        assert_eq!(
-            eval(&client, "return document.documentElement.dataset.ready", vec![]).await,
-            "true",
-            "the page's script ran under its own Content-Security-Policy"
-        );
+    let client = driver.open(&page);
+    assert_eq!(
+        client.execute("return document.documentElement.dataset.ready", vec![]),
+        "true",
+        "the page's script ran under its own Content-Security-Policy"
+    );
 
-        let sum = |key: &str| -> u64 { report["runs"].as_array().unwrap().iter().map(|r| r["summary"][key].as_u64().unwrap()).sum() };
-        let totals = eval(&client, "return Object.assign({}, document.getElementById('totals').dataset)", vec![]).await;
-        for (attr, key) in [
-            ("invocations", "invocations"),
-            ("supported", "supported"),
-            ("unsupported", "unsupported"),
-            ("noEvidence", "no_evidence"),
-            ("claimMismatches", "claim_mismatches"),
-        ] {
-            assert_eq!(totals[attr].as_str().unwrap().parse::<u64>().unwrap(), sum(key), "{attr}");
-        }
-        let invocations = sum("invocations") as usize;
-        assert_eq!(client.find_all(Locator::Css("article.inv")).await.unwrap().len(), invocations);
+    let sum = |key: &str| -> u64 {
+        report["runs"].as_array().unwrap().iter().map(|r| r["summary"][key].as_u64().unwrap()).sum()
+    };
+    let totals =
+        client.execute("return Object.assign({}, document.getElementById('totals').dataset)", vec![]);
+    for (attr, key) in [
+        ("invocations", "invocations"),
+        ("supported", "supported"),
+        ("unsupported", "unsupported"),
+        ("noEvidence", "no_evidence"),
+        ("claimMismatches", "claim_mismatches"),
+    ] {
+        assert_eq!(totals[attr].as_str().unwrap().parse::<u64>().unwrap(), sum(key), "{attr}");
+    }
+    let invocations = sum("invocations") as usize;
+    assert_eq!(client.find_all("article.inv").len(), invocations);
 
-        // Every verified ref has its mark in its own item; every near miss and mis-pointed
-        // ref the report names is marked where the report says.
-        let mut expected = Vec::new();
-        for run in report["runs"].as_array().unwrap() {
-            for inv in run["invocations"].as_array().unwrap() {
-                for r in inv["refs"].as_array().unwrap() {
-                    let data_ref = format!("{}:{}", inv["id"], r["index"]);
-                    let kinds: &[&str] = match (r["outcome"].as_str().unwrap(), r["match"].as_str()) {
-                        ("verified", Some("exact")) => &["quote"],
-                        ("verified", _) => &["leaf"],
-                        _ => &[],
-                    };
-                    for kind in kinds.iter().copied().chain(r.get("nearest").map(|_| "nearest")).chain(r.get("elsewhere").map(|_| "elsewhere")) {
-                        expected.push(json!([format!("inv-{}", inv["id"]), data_ref, kind, r["outcome"]]));
-                    }
+    // Every verified ref has its mark in its own item; every near miss and mis-pointed
+    // ref the report names is marked where the report says.
+    let mut expected = Vec::new();
+    for run in report["runs"].as_array().unwrap() {
+        for inv in run["invocations"].as_array().unwrap() {
+            for r in inv["refs"].as_array().unwrap() {
+                let data_ref = format!("{}:{}", inv["id"], r["index"]);
+                let kinds: &[&str] = match (r["outcome"].as_str().unwrap(), r["match"].as_str()) {
+                    ("verified", Some("exact")) => &["quote"],
+                    ("verified", _) => &["leaf"],
+                    _ => &[],
+                };
+                for kind in kinds
+                    .iter()
+                    .copied()
+                    .chain(r.get("nearest").map(|_| "nearest"))
+                    .chain(r.get("elsewhere").map(|_| "elsewhere"))
+                {
+                    expected.push(json!([format!("inv-{}", inv["id"]), data_ref, kind, r["outcome"]]));
                 }
             }
         }
-        assert!(expected.len() > 100, "the fixtures have many marks: {}", expected.len());
-        let missing = eval(
-            &client,
-            "return arguments[0].filter(([inv, ref, kind, outcome]) => {
-                const item = document.querySelector(`#${inv} [data-ref=\"${ref}\"][data-outcome=\"${outcome}\"]`);
-                return !item || !item.querySelector(`mark[data-ref=\"${ref}\"][data-mark=\"${kind}\"]`);
-             })",
-            vec![Value::Array(expected)],
-        )
-        .await;
-        assert_eq!(missing, json!([]), "refs without their marks");
-        let quote = eval(&client, "return document.querySelector('#inv-101 mark[data-mark=\"quote\"]').textContent", vec![]).await;
-        assert_eq!(quote, report["runs"][0]["invocations"][0]["refs"][0]["text"], "the exact quote is what is highlighted");
+    }
+    assert!(expected.len() > 100, "the fixtures have many marks: {}", expected.len());
+    let missing = client.execute(
+        "return arguments[0].filter(([inv, ref, kind, outcome]) => {
+            const item = document.querySelector(`#${inv} [data-ref=\"${ref}\"][data-outcome=\"${outcome}\"]`);
+            return !item || !item.querySelector(`mark[data-ref=\"${ref}\"][data-mark=\"${kind}\"]`);
+         })",
+        vec![Value::Array(expected)],
+    );
+    assert_eq!(missing, json!([]), "refs without their marks");
+    let quote = client
+        .execute("return document.querySelector('#inv-101 mark[data-mark=\"quote\"]').textContent", vec![]);
+    assert_eq!(
+        quote, report["runs"][0]["invocations"][0]["refs"][0]["text"],
+        "the exact quote is what is highlighted"
+    );
 
-        // The filters hide and show the right invocations, and the runs left empty.
-        let statuses = |s: &str| (sum(s)) as usize;
-        assert_eq!(visible(&client).await.len(), invocations);
-        client.find(Locator::Css("input[name=status][value=supported]")).await.unwrap().click().await.unwrap();
-        let shown = visible(&client).await;
-        assert_eq!(shown.len(), statuses("unsupported") + statuses("no_evidence"));
-        assert!(shown.iter().all(|s| s != "supported"));
-        let empty_runs = eval(&client, "return Array.from(document.querySelectorAll('section.run')).filter(s => s.hidden && !s.querySelector('article.inv:not([hidden])')).length", vec![]).await;
-        assert!(empty_runs.as_u64().unwrap() > 0, "a run whose invocations are all supported is hidden");
-        client.find(Locator::Css("input[name=status][value=supported]")).await.unwrap().click().await.unwrap();
-        client.find(Locator::Css("#mismatch")).await.unwrap().click().await.unwrap();
-        assert_eq!(visible(&client).await.len(), statuses("claim_mismatches"));
-        client.find(Locator::Css("#mismatch")).await.unwrap().click().await.unwrap();
+    // The filters hide and show the right invocations, and the runs left empty.
+    let statuses = |s: &str| (sum(s)) as usize;
+    assert_eq!(visible(&client).len(), invocations);
+    client.find("input[name=status][value=supported]").click();
+    let shown = visible(&client);
+    assert_eq!(shown.len(), statuses("unsupported") + statuses("no_evidence"));
+    assert!(shown.iter().all(|s| s != "supported"));
+    let empty_runs = client.execute("return Array.from(document.querySelectorAll('section.run')).filter(s => s.hidden && !s.querySelector('article.inv:not([hidden])')).length", vec![]);
+    assert!(empty_runs.as_u64().unwrap() > 0, "a run whose invocations are all supported is hidden");
+    client.find("input[name=status][value=supported]").click();
+    client.find("#mismatch").click();
+    assert_eq!(visible(&client).len(), statuses("claim_mismatches"));
+    client.find("#mismatch").click();
 
-        let tool = "query_traces";
-        let with_tool = report["runs"].as_array().unwrap().iter().flat_map(|r| r["invocations"].as_array().unwrap()).filter(|i| i["tool_name"] == tool).count();
-        assert!(with_tool > 0);
-        eval(&client, "const s = document.getElementById('tool'); s.value = arguments[0]; s.dispatchEvent(new Event('change', {bubbles: true}))", vec![json!(tool)]).await;
-        assert_eq!(visible(&client).await.len(), with_tool);
-        eval(&client, "const s = document.getElementById('tool'); s.value = ''; s.dispatchEvent(new Event('change', {bubbles: true}))", vec![]).await;
+    let tool = "query_traces";
+    let with_tool = report["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["invocations"].as_array().unwrap())
+        .filter(|i| i["tool_name"] == tool)
+        .count();
+    assert!(with_tool > 0);
+    client.execute("const s = document.getElementById('tool'); s.value = arguments[0]; s.dispatchEvent(new Event('change', {bubbles: true}))", vec![json!(tool)]);
+    assert_eq!(visible(&client).len(), with_tool);
+    client.execute("const s = document.getElementById('tool'); s.value = ''; s.dispatchEvent(new Event('change', {bubbles: true}))", vec![]);
 
-        client.find(Locator::Css("#search")).await.unwrap().send_keys("q8z1m").await.unwrap();
-        let found = eval(&client, "return Array.from(document.querySelectorAll('article.inv:not([hidden])')).map(a => a.id)", vec![]).await;
-        assert_eq!(found, json!(["inv-103"]), "a quote found by the text search");
-        eval(&client, "const s = document.getElementById('search'); s.value = ''; s.dispatchEvent(new Event('input', {bubbles: true}))", vec![]).await;
-        assert_eq!(visible(&client).await.len(), invocations);
+    client.find("#search").send_keys("q8z1m");
+    let found = client.execute(
+        "return Array.from(document.querySelectorAll('article.inv:not([hidden])')).map(a => a.id)",
+        vec![],
+    );
+    assert_eq!(found, json!(["inv-103"]), "a quote found by the text search");
+    client.execute("const s = document.getElementById('search'); s.value = ''; s.dispatchEvent(new Event('input', {bubbles: true}))", vec![]);
+    assert_eq!(visible(&client).len(), invocations);
 
-        assert_fetched_nothing_and_quiet(&client).await;
+    assert_fetched_nothing_and_quiet(&client);
 
-        let shots = repo("target/screenshots");
-        std::fs::create_dir_all(&shots).unwrap();
-        std::fs::write(shots.join("fixtures.png"), client.screenshot().await.unwrap()).unwrap();
-        client.close().await.unwrap();
-    });
+    let shots = repo("target/screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    std::fs::write(shots.join("fixtures.png"), client.screenshot()).unwrap();
 }
 
 #[test]
@@ -254,31 +161,29 @@ fn hostile_payloads_show_as_text_and_run_nothing() {
     let dir = harness::temp_dir();
     let (page, report) = page_and_report(dir.path(), &["fixtures/hostile/16_html_payloads.json"]);
     let driver = Driver::start();
-    runtime().block_on(async {
-        let client = driver.open(&page).await;
-        // An alert would have left a dialog open, and this command would fail on it.
-        assert_eq!(client.title().await.unwrap(), "groundcheck evidence");
-        assert_eq!(eval(&client, "return document.documentElement.dataset.ready", vec![]).await, "true");
-        let elements = eval(
-            &client,
-            "return ['script', 'style', 'img', 'iframe', 'svg', 'a', 'base', 'meta', 'b', 'link', 'object', 'embed']
-                .map(t => t + '=' + document.getElementsByTagName(t).length).join(' ')",
-            vec![],
-        )
-        .await;
-        assert_eq!(elements, "script=1 style=1 img=0 iframe=0 svg=0 a=0 base=0 meta=4 b=0 link=0 object=0 embed=0");
-        assert_eq!(eval(&client, "return location.protocol", vec![]).await, "file:");
-        let text = eval(&client, "return document.body.textContent", vec![]).await;
-        let text = text.as_str().unwrap();
-        for payload in ["</script><script>document.title='pwned'</script>", "<svg onload=alert(1)>", "<U+2028>"] {
-            assert!(text.contains(payload), "{payload} is shown as text");
-        }
-        let run_id = report["runs"][0]["run_id"].as_str().unwrap();
-        let shown = eval(&client, "return document.querySelector('section.run').dataset.run", vec![]).await;
-        assert_eq!(shown, run_id, "attributes hold the text exactly");
-        assert_fetched_nothing_and_quiet(&client).await;
-        client.close().await.unwrap();
-    });
+    let client = driver.open(&page);
+    // An alert would have left a dialog open, and this command would fail on it.
+    assert_eq!(client.title(), "groundcheck evidence");
+    assert_eq!(client.execute("return document.documentElement.dataset.ready", vec![]), "true");
+    let elements = client.execute(
+        "return ['script', 'style', 'img', 'iframe', 'svg', 'a', 'base', 'meta', 'b', 'link', 'object', 'embed']
+            .map(t => t + '=' + document.getElementsByTagName(t).length).join(' ')",
+        vec![],
+    );
+    assert_eq!(
+        elements,
+        "script=1 style=1 img=0 iframe=0 svg=0 a=0 base=0 meta=4 b=0 link=0 object=0 embed=0"
+    );
+    assert_eq!(client.execute("return location.protocol", vec![]), "file:");
+    let text = client.execute("return document.body.textContent", vec![]);
+    let text = text.as_str().unwrap();
+    for payload in ["</script><script>document.title='pwned'</script>", "<svg onload=alert(1)>", "<U+2028>"] {
+        assert!(text.contains(payload), "{payload} is shown as text");
+    }
+    let run_id = report["runs"][0]["run_id"].as_str().unwrap();
+    let shown = client.execute("return document.querySelector('section.run').dataset.run", vec![]);
+    assert_eq!(shown, run_id, "attributes hold the text exactly");
+    assert_fetched_nothing_and_quiet(&client);
 }
 
 /// How many invocations `many_invocations` writes: about three pages' worth, so the page's
@@ -314,41 +219,40 @@ fn a_page_of_many_invocations_keeps_to_its_budget_failures_first_and_opens() {
     let size = std::fs::metadata(&page).unwrap().len();
     assert!(size <= 5 * 1024 * 1024, "the page is {size} bytes: over its 4 MiB budget of invocations");
     let driver = Driver::start();
-    runtime().block_on(async {
-        let client = driver.open(&page).await;
-        assert_eq!(eval(&client, "return document.documentElement.dataset.ready", vec![]).await, "true");
-        let note = eval(&client, "return Object.assign({}, document.getElementById('left-out').dataset)", vec![]).await;
-        let count = |v: &Value| v.as_str().unwrap().parse::<u64>().unwrap();
-        let (shown, left_out) = (count(&note["shown"]), count(&note["leftOut"]));
-        assert_eq!(shown + left_out, MANY as u64, "every invocation is shown or counted");
-        assert!(left_out > MANY as u64 / 2, "the budget left out most: {shown} shown");
-        let articles = eval(
-            &client,
-            "return Array.from(document.querySelectorAll('article.inv')).map(a => a.dataset.status)",
-            vec![],
-        )
-        .await;
-        let articles: Vec<String> = serde_json::from_value(articles).unwrap();
-        assert_eq!(articles.len() as u64, shown);
-        // The failures come first: no supported invocation is on the page while an
-        // unsupported one is left off it.
-        let unsupported_shown = articles.iter().filter(|s| *s == "unsupported").count() as u64;
-        let unsupported: u64 = report["runs"].as_array().unwrap().iter().map(|r| r["summary"]["unsupported"].as_u64().unwrap()).sum();
-        assert_eq!(unsupported, MANY as u64 / 10);
-        assert!(
-            unsupported_shown == unsupported || articles.iter().all(|s| s == "unsupported"),
-            "{unsupported_shown} of {unsupported} unsupported shown beside supported ones"
-        );
-        // Each run counts what it leaves out; the counts add up to the header's.
-        let per_run = eval(
-            &client,
-            "return Array.from(document.querySelectorAll('section.run p.left-out')).map(p => Number(p.dataset.leftOut))",
-            vec![],
-        )
-        .await;
-        let per_run: Vec<u64> = serde_json::from_value(per_run).unwrap();
-        assert_eq!(per_run.iter().sum::<u64>(), left_out);
-        assert_fetched_nothing_and_quiet(&client).await;
-        client.close().await.unwrap();
-    });
+    let client = driver.open(&page);
+    assert_eq!(client.execute("return document.documentElement.dataset.ready", vec![]), "true");
+    let note =
+        client.execute("return Object.assign({}, document.getElementById('left-out').dataset)", vec![]);
+    let count = |v: &Value| v.as_str().unwrap().parse::<u64>().unwrap();
+    let (shown, left_out) = (count(&note["shown"]), count(&note["leftOut"]));
+    assert_eq!(shown + left_out, MANY as u64, "every invocation is shown or counted");
+    assert!(left_out > MANY as u64 / 2, "the budget left out most: {shown} shown");
+    let articles = client.execute(
+        "return Array.from(document.querySelectorAll('article.inv')).map(a => a.dataset.status)",
+        vec![],
+    );
+    let articles: Vec<String> = serde_json::from_value(articles).unwrap();
+    assert_eq!(articles.len() as u64, shown);
+    // The failures come first: no supported invocation is on the page while an
+    // unsupported one is left off it.
+    let unsupported_shown = articles.iter().filter(|s| *s == "unsupported").count() as u64;
+    let unsupported: u64 = report["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["summary"]["unsupported"].as_u64().unwrap())
+        .sum();
+    assert_eq!(unsupported, MANY as u64 / 10);
+    assert!(
+        unsupported_shown == unsupported || articles.iter().all(|s| s == "unsupported"),
+        "{unsupported_shown} of {unsupported} unsupported shown beside supported ones"
+    );
+    // Each run counts what it leaves out; the counts add up to the header's.
+    let per_run = client.execute(
+        "return Array.from(document.querySelectorAll('section.run p.left-out')).map(p => Number(p.dataset.leftOut))",
+        vec![],
+    );
+    let per_run: Vec<u64> = serde_json::from_value(per_run).unwrap();
+    assert_eq!(per_run.iter().sum::<u64>(), left_out);
+    assert_fetched_nothing_and_quiet(&client);
 }
