@@ -31,6 +31,9 @@ cd "$(dirname "$0")/.."
 
 log() { echo "build-jar.sh: $*" >&2; }
 die() { log "$*"; exit 1; }
+# javac and jar are short-lived JVMs: the first compiler tier alone and the serial collector do
+# their work for less CPU than the defaults.
+jdk_tool() { "$1" -J-XX:TieredStopAtLevel=1 -J-XX:+UseSerialGC "${@:2}"; }
 
 version="$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)"
 [[ -n "$version" ]] || die "no version in Cargo.toml's [workspace.package]"
@@ -104,7 +107,7 @@ build() {
   rm -rf "$work"
   mkdir -p "$work/classes/META-INF/maven/io.groundcheck/groundcheck" "$work/classes/native/$platform"
   log "compiling bindings/java (Java 17)"
-  javac --release 17 -Xlint:all -Werror -encoding UTF-8 -d "$work/classes" \
+  jdk_tool javac --release 17 -Xlint:all -Werror -encoding UTF-8 -d "$work/classes" \
     $(find bindings/java/src/main/java -name '*.java')
   # Debug information out of the library users load: symbols for a backtrace stay.
   if command -v strip >/dev/null && [[ $platform == linux-* ]]; then
@@ -119,8 +122,8 @@ build() {
     >"$work/classes/META-INF/maven/io.groundcheck/groundcheck/pom.properties"
   manifest "$work/manifest.txt"
   rm -f "$out/$name.jar" "$out/$name-sources.jar"
-  jar --create --file "$out/$name.jar" --manifest "$work/manifest.txt" -C "$work/classes" .
-  jar --create --file "$out/$name-sources.jar" -C bindings/java/src/main/java .
+  jdk_tool jar --create --file "$out/$name.jar" --manifest "$work/manifest.txt" -C "$work/classes" .
+  jdk_tool jar --create --file "$out/$name-sources.jar" -C bindings/java/src/main/java .
   rm -rf "$work"
   log "$out/$name.jar: $(du -k "$out/$name.jar" | cut -f1) KiB ($profile library for $platform); $out/$name-sources.jar; $out/$name.pom"
 }
@@ -150,7 +153,7 @@ assemble() {
     rm -rf "$work/one" && mkdir -p "$work/one"
     local abs
     abs="$(realpath "$jarfile")"
-    (cd "$work/one" && jar --extract --file "$abs")
+    (cd "$work/one" && jdk_tool jar --extract --file "$abs")
     # Every jar must carry the same classes: one commit, several machines.
     local sum
     sum="$(cd "$work/one" && find io -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)"
@@ -172,7 +175,7 @@ assemble() {
   manifest "$work/manifest.txt"
   mkdir -p "$out"
   rm -f "$out/$name.jar"
-  jar --create --file "$out/$name.jar" --manifest "$work/manifest.txt" -C "$work/merged" .
+  jdk_tool jar --create --file "$out/$name.jar" --manifest "$work/manifest.txt" -C "$work/merged" .
   log "$out/$name.jar: $(du -k "$out/$name.jar" | cut -f1) KiB, native libraries for $(paste -sd' ' "$work/merged/native/platforms.txt")"
   rm -rf "$work"
 }
