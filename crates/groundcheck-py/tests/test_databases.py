@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import functools
 import json
 import os
 import re
 import sqlite3
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any, Callable, Iterator
 from urllib.parse import unquote, urlsplit
@@ -119,7 +121,7 @@ def invocations(bundle: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     return top, rows
 
 
-def cli_report(tmp_path: Path, top: dict[str, Any], texts: list[dict[str, Any]]) -> str:
+def cli_report(top: dict[str, Any], texts: list[dict[str, Any]]) -> str:
     """What `groundcheck verify --format json` prints for a bundle of the rows as the server
     holds them: each JSON column the server's text of the value (the claim and input as that
     JSON text, the raw output as `raw_output_text`)."""
@@ -137,9 +139,17 @@ def cli_report(tmp_path: Path, top: dict[str, Any], texts: list[dict[str, Any]])
                 members.append(f'"{column}": {json.dumps(value)}')
         parts.append("{" + ", ".join(members) + "}")
     head = "".join(f"{json.dumps(k)}: {dump(v)}, " for k, v in top.items())
-    bundle = tmp_path / "as-stored.json"
-    bundle.write_text("{" + head + '"invocations": [' + ",\n".join(parts) + "]}")
-    done = subprocess.run([BIN, "verify", "--format", "json", str(bundle)], capture_output=True, text=True)
+    return cli_verify("{" + head + '"invocations": [' + ",\n".join(parts) + "]}")
+
+
+@functools.cache
+def cli_verify(text: str) -> str:
+    """`groundcheck verify --format json` of a bundle's text, once per text: the tests read the
+    same server texts through several drivers."""
+    with tempfile.TemporaryDirectory() as folder:
+        bundle = Path(folder) / "as-stored.json"
+        bundle.write_text(text)
+        done = subprocess.run([BIN, "verify", "--format", "json", str(bundle)], capture_output=True, text=True)
     assert done.returncode in (0, 1), done.stderr
     return done.stdout
 
@@ -368,53 +378,53 @@ def sqlalchemy_core_rows(engine: Any, table: str, b: int) -> list[Any]:
         return list(conn.execute(select(*selected).where(t.c.bundle == b).order_by(t.c.pos)).mappings())
 
 
-def check(table: Table, tmp_path: Path, read: Callable[[int], list[Any]]) -> int:
+def check(table: Table, read: Callable[[int], list[Any]]) -> int:
     """Every bundle's rows read by `read` verify, byte for byte, as `groundcheck verify`
     verifies the server's text of them; returns how many rows were compared."""
     compared = 0
     for b, bundle in enumerate(BUNDLES):
         top, _ = invocations(bundle)
-        expected = cli_report(tmp_path, top, table.texts(b))
+        expected = cli_report(top, table.texts(b))
         rows = read(b)
         assert groundcheck.verify_run(rows).to_json() == expected, bundle.name
         compared += len(rows)
     return compared
 
 
-def test_postgres_rows_read_by_psycopg_with_text_loaders_give_the_cli_s_verdicts(postgres: Table, tmp_path: Path) -> None:
+def test_postgres_rows_read_by_psycopg_with_text_loaders_give_the_cli_s_verdicts(postgres: Table) -> None:
     url = os.environ["GROUNDCHECK_TEST_POSTGRES_URL"].replace("postgres://", "postgresql://", 1)
     sql = query(postgres.table, "%s")
-    assert check(postgres, tmp_path, lambda b: psycopg_rows(url, sql, b)) == 180
+    assert check(postgres, lambda b: psycopg_rows(url, sql, b)) == 180
 
 
-def test_postgres_rows_read_by_sqlalchemy_over_psycopg_give_the_cli_s_verdicts(postgres: Table, tmp_path: Path) -> None:
+def test_postgres_rows_read_by_sqlalchemy_over_psycopg_give_the_cli_s_verdicts(postgres: Table) -> None:
     driver("sqlalchemy")
     engine = sqlalchemy_postgres_engine(os.environ["GROUNDCHECK_TEST_POSTGRES_URL"].replace("postgres://", "postgresql://", 1))
     try:
         sql = query(postgres.table, "%s")
-        assert check(postgres, tmp_path, lambda b: sqlalchemy_text_rows(engine, sql, b)) == 180
-        assert check(postgres, tmp_path, lambda b: sqlalchemy_core_rows(engine, postgres.table, b)) == 180
+        assert check(postgres, lambda b: sqlalchemy_text_rows(engine, sql, b)) == 180
+        assert check(postgres, lambda b: sqlalchemy_core_rows(engine, postgres.table, b)) == 180
     finally:
         engine.dispose()
 
 
-def test_mariadb_rows_read_by_pymysql_give_the_cli_s_verdicts(mariadb: Table, tmp_path: Path) -> None:
+def test_mariadb_rows_read_by_pymysql_give_the_cli_s_verdicts(mariadb: Table) -> None:
     sql = query(mariadb.table, "%s")
     url = mariadb.url  # type: ignore[attr-defined]
     rows = pymysql_rows(url, sql, 0)
     # As PyMySQL returns them: JSON as str, DECIMAL as Decimal, TINYINT(1) as int.
     assert isinstance(rows[0]["raw_output"], str) and type(rows[0]["id"]).__name__ == "Decimal"
     assert type(rows[0]["success"]) is int
-    assert check(mariadb, tmp_path, lambda b: pymysql_rows(url, sql, b)) == 180
+    assert check(mariadb, lambda b: pymysql_rows(url, sql, b)) == 180
 
 
-def test_mariadb_rows_read_by_sqlalchemy_over_pymysql_give_the_cli_s_verdicts(mariadb: Table, tmp_path: Path) -> None:
+def test_mariadb_rows_read_by_sqlalchemy_over_pymysql_give_the_cli_s_verdicts(mariadb: Table) -> None:
     driver("sqlalchemy")
     engine = sqlalchemy_mariadb_engine(mariadb.url)  # type: ignore[attr-defined]
     try:
         sql = query(mariadb.table, "%s")
-        assert check(mariadb, tmp_path, lambda b: sqlalchemy_text_rows(engine, sql, b)) == 180
-        assert check(mariadb, tmp_path, lambda b: sqlalchemy_core_rows(engine, mariadb.table, b)) == 180
+        assert check(mariadb, lambda b: sqlalchemy_text_rows(engine, sql, b)) == 180
+        assert check(mariadb, lambda b: sqlalchemy_core_rows(engine, mariadb.table, b)) == 180
     finally:
         engine.dispose()
 
@@ -428,10 +438,10 @@ def test_sqlite_rows_read_by_sqlite3_give_the_cli_s_verdicts(tmp_path: Path) -> 
     reader = sqlite3.connect(db)
     reader.row_factory = sqlite3.Row
     sql = query("py_agent_tool_invocation", "?")
-    assert check(table, tmp_path, lambda b: [dict(r) for r in reader.execute(sql, (b,))]) == 180
+    assert check(table, lambda b: [dict(r) for r in reader.execute(sql, (b,))]) == 180
 
 
-def test_psycopg_s_default_loaders_change_verdicts(postgres: Table, tmp_path: Path) -> None:
+def test_psycopg_s_default_loaders_change_verdicts(postgres: Table) -> None:
     # What docs/python.md warns about: by default psycopg parses json and jsonb into Python
     # values (0.950 becomes the float 0.95). A `text` column has no loader to change.
     url = os.environ["GROUNDCHECK_TEST_POSTGRES_URL"].replace("postgres://", "postgresql://", 1)
@@ -439,7 +449,7 @@ def test_psycopg_s_default_loaders_change_verdicts(postgres: Table, tmp_path: Pa
     differ, total = [], 0
     for b, bundle in enumerate(BUNDLES):
         top, _ = invocations(bundle)
-        expected = verdicts(cli_report(tmp_path, top, postgres.texts(b)))
+        expected = verdicts(cli_report(top, postgres.texts(b)))
         naive = [v for run in groundcheck.verify_run(psycopg_rows_naive(url, sql, b)).runs for v in run.invocations]
         for want, got in zip(expected, naive, strict=True):
             total += 1
@@ -453,7 +463,7 @@ def test_psycopg_s_default_loaders_change_verdicts(postgres: Table, tmp_path: Pa
         assert len(differ) == 18, differ
 
 
-def test_a_json_null_document_is_not_sql_null(tmp_path: Path) -> None:
+def test_a_json_null_document_is_not_sql_null() -> None:
     # psycopg's default loader gives None for a jsonb `null` document, as for SQL NULL: the
     # output becomes "no raw output". Read as text, it is the document "null".
     url = server("GROUNDCHECK_TEST_POSTGRES_URL").geturl().replace("postgres://", "postgresql://", 1)
@@ -472,7 +482,7 @@ def test_a_json_null_document_is_not_sql_null(tmp_path: Path) -> None:
         finally:
             conn.execute(f"DROP TABLE IF EXISTS {table}")
             conn.commit()
-    expected = verdicts(cli_report(tmp_path, {}, [
+    expected = verdicts(cli_report({}, [
         {**dict.fromkeys(COLUMNS), "id": 1, "tool_name": "q", "retrieval_details": details, "raw_output": "null"},
         {**dict.fromkeys(COLUMNS), "id": 2, "tool_name": "q", "retrieval_details": details, "raw_output": None},
     ]))
