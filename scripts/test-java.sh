@@ -63,8 +63,8 @@ if [[ ! -x $bin ]] || ! grep -q Java_io_groundcheck_TestHooks_panicForTest "$hoo
   cargo build --workspace --locked --features groundcheck-py/test-hooks,groundcheck-jni/test-hooks --all-targets --quiet
 fi
 
-# Every JVM here is short-lived: the first compiler tier alone and the serial collector do its
-# work for less CPU than the defaults (C2 compiling, parallel GC threads).
+# Every JVM here (javac, jar, JUnit) is short-lived: the first compiler tier alone and the serial
+# collector do such a JVM's work for less CPU than the defaults (C2 compiling, parallel GC).
 jvm=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC)
 javac=(javac "${jvm[@]/#/-J}")
 
