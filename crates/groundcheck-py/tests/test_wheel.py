@@ -107,3 +107,17 @@ def test_the_extension_carries_no_test_or_bench_hook() -> None:
     for hook in hooks:
         assert hook + b"\0" not in library, hook
     assert b"verify_run\0" in library
+
+
+def test_the_wheel_holds_the_package_and_nothing_else() -> None:
+    # What a run from the source tree leaves beside the sources (Python's bytecode caches, the
+    # debug extension the suites use) is not the package: only its sources, its stubs and marker,
+    # the release extension and the wheel's metadata are.
+    package = ROOT / "crates" / "groundcheck-py" / "python"
+    sources = {p.relative_to(package).as_posix() for p in package.rglob("*") if p.suffix in (".py", ".pyi") or p.name == "py.typed"}
+    with zipfile.ZipFile(_wheel()) as wheel:
+        names = set(wheel.namelist())
+    extensions = {n for n in names if re.fullmatch(r"groundcheck/_groundcheck\.abi3\.so", n)}
+    metadata = {n for n in names if n.split("/", 1)[0].endswith(".dist-info")}
+    assert len(extensions) == 1, sorted(names)
+    assert names - extensions - metadata == sources, sorted(names ^ (sources | extensions | metadata))
