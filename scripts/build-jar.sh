@@ -31,9 +31,7 @@ cd "$(dirname "$0")/.."
 
 log() { echo "build-jar.sh: $*" >&2; }
 die() { log "$*"; exit 1; }
-# javac and jar are short-lived JVMs: the first compiler tier alone and the serial collector do
-# their work for less CPU than the defaults.
-jdk_tool() { "$1" -J-XX:TieredStopAtLevel=1 -J-XX:+UseSerialGC "${@:2}"; }
+source scripts/jdk.sh
 
 version="$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)"
 [[ -n "$version" ]] || die "no version in Cargo.toml's [workspace.package]"

@@ -63,10 +63,7 @@ if [[ ! -x $bin ]] || ! grep -q Java_io_groundcheck_TestHooks_panicForTest "$hoo
   cargo build --workspace --locked --features groundcheck-py/test-hooks,groundcheck-jni/test-hooks --all-targets --quiet
 fi
 
-# Every JVM here (javac, jar, JUnit) is short-lived: the first compiler tier alone and the serial
-# collector do such a JVM's work for less CPU than the defaults (C2 compiling, parallel GC).
-jvm=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC)
-javac=(javac "${jvm[@]/#/-J}")
+source scripts/jdk.sh
 
 out=target/java
 rm -rf "$out"
@@ -74,9 +71,9 @@ mkdir -p "$out/classes" "$out/native" "$out/hooks-native" "$out/test-classes" "$
 cp "$hooks" "$out/hooks-native/$lib"
 
 log "compiling bindings/java's classes alone (Java 17)"
-"${javac[@]}" --release 17 -Xlint:all -Werror -encoding UTF-8 -d "$out/classes" $(find bindings/java/src/main/java -name '*.java')
+jdk_tool javac --release 17 -Xlint:all -Werror -encoding UTF-8 -d "$out/classes" $(find bindings/java/src/main/java -name '*.java')
 # The jar's own library, for the test that loads it from java.library.path.
-(cd "$out/native" && jar "${jvm[@]/#/-J}" --extract --file "$jarfile" "native/$platform/$lib")
+(cd "$out/native" && jdk_tool jar --extract --file "$jarfile" "native/$platform/$lib")
 mv "$out/native/native/$platform/$lib" "$out/native/$lib"
 rm -rf "$out/native/native"
 cp "$jarfile" "$out/groundcheck.jar"
@@ -87,15 +84,15 @@ awk '/^## Java/{s=1;next} s&&/^## /{exit} s&&/^```java/{b=1;next} b&&/^```/{exit
 class="$(sed -n 's/^public \(final \)\{0,1\}class \([A-Za-z0-9_]*\).*/\2/p' "$out/readme/example.java" | head -n1)"
 [[ -n "$class" ]] || { log "README.md: no public class in the Java example of '## Java'"; exit 1; }
 mv "$out/readme/example.java" "$out/readme/$class.java"
-"${javac[@]}" --release 17 -Xlint:all -Werror -encoding UTF-8 -cp "$out/groundcheck.jar" -d "$out/readme" "$out/readme/$class.java"
+jdk_tool javac --release 17 -Xlint:all -Werror -encoding UTF-8 -cp "$out/groundcheck.jar" -d "$out/readme" "$out/readme/$class.java"
 
 log "compiling the tests"
-"${javac[@]}" --release 17 -Xlint:all -encoding UTF-8 -cp "$out/groundcheck.jar:$junit:$mariadb:$postgres" -d "$out/test-classes" \
+jdk_tool javac --release 17 -Xlint:all -encoding UTF-8 -cp "$out/groundcheck.jar:$junit:$mariadb:$postgres" -d "$out/test-classes" \
   $(find bindings/java/src/test/java -name '*.java')
 
 log "running JUnit 5"
 set +e
-java -Xmx512m "${jvm[@]}" \
+java -Xmx512m "${short_jvm[@]}" \
   -Dgroundcheck.root="$PWD" \
   -Dgroundcheck.bin="$bin" \
   -Dgroundcheck.readme.classes="$PWD/$out/readme" -Dgroundcheck.readme.class="$class" \

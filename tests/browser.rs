@@ -57,9 +57,7 @@ fn the_fixtures_page_shows_the_report_and_every_quote_where_it_is() {
         "the page's script ran under its own Content-Security-Policy"
     );
 
-    let sum = |key: &str| -> u64 {
-        report["runs"].as_array().unwrap().iter().map(|r| r["summary"][key].as_u64().unwrap()).sum()
-    };
+    let sum = |key: &str| harness::summary_total(&report, key);
     let totals =
         client.execute("return Object.assign({}, document.getElementById('totals').dataset)", vec![]);
     for (attr, key) in [
@@ -114,7 +112,7 @@ fn the_fixtures_page_shows_the_report_and_every_quote_where_it_is() {
     );
 
     // The filters hide and show the right invocations, and the runs left empty.
-    let statuses = |s: &str| (sum(s)) as usize;
+    let statuses = |s: &str| sum(s) as usize;
     assert_eq!(visible(&client).len(), invocations);
     client.find("input[name=status][value=supported]").click();
     let shown = visible(&client);
@@ -236,12 +234,7 @@ fn a_page_of_many_invocations_keeps_to_its_budget_failures_first_and_opens() {
     // The failures come first: no supported invocation is on the page while an
     // unsupported one is left off it.
     let unsupported_shown = articles.iter().filter(|s| *s == "unsupported").count() as u64;
-    let unsupported: u64 = report["runs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["summary"]["unsupported"].as_u64().unwrap())
-        .sum();
+    let unsupported = harness::summary_total(&report, "unsupported");
     assert_eq!(unsupported, MANY as u64 / 10);
     assert!(
         unsupported_shown == unsupported || articles.iter().all(|s| s == "unsupported"),

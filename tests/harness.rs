@@ -142,6 +142,13 @@ pub fn import_corpus(url: &str, seed: u64, n: u64, first_id: i64) {
     assert_eq!(out.code, 0, "{}", out.stderr);
 }
 
+/// A summary count (`invocations`, `unsupported`, …) added up over the runs of a JSON report:
+/// the report's total, which it states only run by run.
+pub fn summary_total(report: &serde_json::Value, key: &str) -> u64 {
+    let runs = report["runs"].as_array().expect("the report has runs");
+    runs.iter().map(|r| r["summary"][key].as_u64().unwrap_or_else(|| panic!("summary.{key}: {r}"))).sum()
+}
+
 /// The bundle files shipped in `fixtures/`, in name order.
 pub fn fixture_files() -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(repo("fixtures"))

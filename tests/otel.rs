@@ -20,7 +20,7 @@ use groundcheck_otel::{MAX_LINE_BYTES, MAX_RECORDS};
 use prost::Message;
 use serde_json::Value;
 
-use crate::harness::{repo, run, run_with, temp_dir, write, Outcome};
+use crate::harness::{repo, run, run_with, summary_total, temp_dir, write, Outcome};
 
 /// Decodes one OTLP JSON line with the official types. serde_json_lenient, not serde_json:
 /// the workspace builds serde_json with `arbitrary_precision`, which hands every number to
@@ -169,12 +169,7 @@ fn every_fixture_verdict_is_one_record_with_its_attributes() {
     let report = json(&with);
     let lines = decode_file(&file);
     let seen = check_against_report(&lines, &report, POLICY);
-    let total: u64 = report["runs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["summary"]["invocations"].as_u64().unwrap())
-        .sum();
+    let total = summary_total(&report, "invocations");
     assert_eq!(seen as u64, total);
 
     // The report is the same bytes as without --otel.

@@ -82,26 +82,22 @@ impl Driver {
             .build()
             .into();
         let root = format!("http://127.0.0.1:{}/session", self.port);
-        let created =
-            send(&agent, "POST", &root, Some(json!({"capabilities": {"alwaysMatch": capabilities}})));
+        let created = send(&agent, &root, Some(json!({"capabilities": {"alwaysMatch": capabilities}})));
         let id = created["sessionId"].as_str().unwrap_or_else(|| panic!("a Chromium session: {created}"));
         let session = Session { agent, base: format!("{root}/{id}") };
         let url = url::Url::from_file_path(page).unwrap().to_string();
-        session.command("POST", "url", json!({ "url": url }));
+        session.post("url", json!({ "url": url }));
         session
     }
 }
 
-/// Sends one command and returns its `value`; fails the test with WebDriver's error if the
-/// command failed.
-fn send(agent: &ureq::Agent, method: &str, url: &str, body: Option<Value>) -> Value {
-    let answer = match (method, body) {
-        ("GET", None) => agent.get(url).call(),
-        ("DELETE", None) => agent.delete(url).call(),
-        ("POST", Some(body)) => {
-            agent.post(url).header("content-type", "application/json").send(body.to_string())
-        }
-        other => unreachable!("{other:?}"),
+/// Sends one command (a POST of `body`, else a GET) and returns its `value`; fails the test
+/// with WebDriver's error if the command failed.
+fn send(agent: &ureq::Agent, url: &str, body: Option<Value>) -> Value {
+    let method = if body.is_some() { "POST" } else { "GET" };
+    let answer = match body {
+        Some(body) => agent.post(url).header("content-type", "application/json").send(body.to_string()),
+        None => agent.get(url).call(),
     };
     let mut answer = answer.unwrap_or_else(|e| panic!("{method} {url}: {e}"));
     let status = answer.status();
@@ -133,25 +129,28 @@ impl Drop for Session {
 }
 
 impl Session {
-    fn command(&self, method: &str, path: &str, body: Value) -> Value {
-        let body = (method == "POST").then_some(body);
-        send(&self.agent, method, &format!("{}/{path}", self.base), body)
+    fn get(&self, path: &str) -> Value {
+        send(&self.agent, &format!("{}/{path}", self.base), None)
+    }
+
+    fn post(&self, path: &str, body: Value) -> Value {
+        send(&self.agent, &format!("{}/{path}", self.base), Some(body))
     }
 
     /// Runs `script` as a function body with `arguments` = `args`; its return value.
     pub fn execute(&self, script: &str, args: Vec<Value>) -> Value {
-        self.command("POST", "execute/sync", json!({ "script": script, "args": args }))
+        self.post("execute/sync", json!({ "script": script, "args": args }))
     }
 
     /// The elements the CSS selector finds, in document order.
     pub fn find_all(&self, css: &str) -> Vec<Element<'_>> {
-        let found = self.command("POST", "elements", json!({"using": "css selector", "value": css}));
+        let found = self.post("elements", json!({"using": "css selector", "value": css}));
         found.as_array().unwrap().iter().map(|e| self.element(e)).collect()
     }
 
     /// The first element the CSS selector finds; fails the test if there is none.
     pub fn find(&self, css: &str) -> Element<'_> {
-        let found = self.command("POST", "element", json!({"using": "css selector", "value": css}));
+        let found = self.post("element", json!({"using": "css selector", "value": css}));
         self.element(&found)
     }
 
@@ -162,19 +161,19 @@ impl Session {
 
     /// The document's title.
     pub fn title(&self) -> String {
-        self.command("GET", "title", Value::Null).as_str().unwrap().to_string()
+        self.get("title").as_str().unwrap().to_string()
     }
 
     /// A PNG of the window.
     pub fn screenshot(&self) -> Vec<u8> {
-        let png = self.command("GET", "screenshot", Value::Null);
+        let png = self.get("screenshot");
         base64::engine::general_purpose::STANDARD.decode(png.as_str().unwrap()).unwrap()
     }
 
     /// ChromeDriver's browser log since the last call (console messages, CSP violations,
     /// failed loads), which the W3C protocol has no command for.
     pub fn browser_log(&self) -> Vec<Value> {
-        let log = self.command("POST", "se/log", json!({"type": "browser"}));
+        let log = self.post("se/log", json!({"type": "browser"}));
         log.as_array().cloned().unwrap_or_default()
     }
 }
@@ -188,11 +187,11 @@ pub struct Element<'a> {
 impl Element<'_> {
     /// Clicks it, as a person does.
     pub fn click(&self) {
-        self.session.command("POST", &format!("element/{}/click", self.id), json!({}));
+        self.session.post(&format!("element/{}/click", self.id), json!({}));
     }
 
     /// Types `text` into it.
     pub fn send_keys(&self, text: &str) {
-        self.session.command("POST", &format!("element/{}/value", self.id), json!({ "text": text }));
+        self.session.post(&format!("element/{}/value", self.id), json!({ "text": text }));
     }
 }
