@@ -155,6 +155,48 @@ const SMALL: &str = r#"{"run_id":"r-small","session_id":"s-small","invocations":
   {"id":9002,"tool_name":"query_metrics","created_at":"2026-11-30T02:00:01Z",
    "raw_output_text":"not json at all"}]}"#;
 
+/// An import goes in statements of many rows each, bounded in rows and bytes: 300 rows, half
+/// with a raw output, three of those larger than a statement carries, read back exactly (a
+/// second import finds every row present and equal), and a file that overlaps them adds only
+/// what is new.
+#[test]
+fn a_large_import_goes_in_many_statements_and_reads_back_exactly() {
+    let invocation = |id: u64| {
+        let mut row = serde_json::json!({"id": id, "tool_name": format!("tool_{}", id % 7), "step_id": id,
+            "created_at": "2026-11-30T10:00:00Z", "input_params": {"query": format!("q{id}")}});
+        if id.is_multiple_of(2) {
+            let big = [2, 150, 298].contains(&id);
+            let line = format!("line {id} ");
+            row["raw_output_text"] = line.repeat(if big { 150_000 } else { 3 }).into();
+        }
+        row
+    };
+    let bundle = |ids: std::ops::RangeInclusive<u64>| {
+        let invocations: Vec<Value> = ids.map(invocation).collect();
+        serde_json::json!({"session_id": "s-large", "run_id": "r-large", "invocations": invocations})
+            .to_string()
+    };
+    let dir = temp_dir();
+    let first = write(dir.path(), "first.json", bundle(1..=300));
+    let overlap = write(dir.path(), "overlap.json", bundle(251..=350));
+    for engine in engines::all() {
+        migrate(&engine);
+        let import = |file: &Path| gc(&engine.url, &["import", file.to_str().unwrap()]);
+        let said = |file: &Path, new: u32, present: u32| {
+            format!("{}: {new} imported, {present} already present\n", file.display())
+        };
+        let out = import(&first);
+        assert_eq!((out.code, out.stdout), (0, said(&first, 300, 0)), "{}: {}", engine.name, out.stderr);
+        let out = import(&first);
+        assert_eq!((out.code, out.stdout), (0, said(&first, 0, 300)), "{}: {}", engine.name, out.stderr);
+        let out = import(&overlap);
+        assert_eq!((out.code, out.stdout), (0, said(&overlap, 50, 50)), "{}: {}", engine.name, out.stderr);
+        let rows = engines::integers(&engine.url, "SELECT COUNT(*) FROM tool_invocation");
+        let outputs = engines::integers(&engine.url, "SELECT COUNT(*) FROM tool_invocation_output");
+        assert_eq!((rows, outputs), (vec![350], vec![175]), "{}", engine.name);
+    }
+}
+
 #[test]
 fn importing_twice_changes_nothing_and_collisions_change_nothing_either() {
     for engine in engines::all() {

@@ -59,11 +59,13 @@ pub async fn import(
         }
     }
     for file in &mut files {
+        let ids: Vec<i64> = file.rows.iter().map(|row| row.columns.id).collect();
+        let stored = store.read_rows(&ids).await.map_err(database::failure)?;
         let mut new_rows = Vec::with_capacity(file.rows.len());
         for (i, row) in file.rows.drain(..).enumerate() {
-            match store.read_row(row.columns.id).await.map_err(database::failure)? {
+            match stored.get(&row.columns.id) {
                 None => new_rows.push(row),
-                Some(existing) if existing == row => file.present += 1,
+                Some(existing) if *existing == row => file.present += 1,
                 Some(_) => {
                     return Err(Failure::input(format!(
                         "{}: $.invocations[{i}].id: id {} already exists in {} with different content",

@@ -23,9 +23,11 @@ use crate::holds::{JsonType, Schema};
 pub(crate) struct Dialect {
     pub(crate) select_run: &'static str,
     pub(crate) select_session: &'static str,
-    pub(crate) select_id: &'static str,
-    pub(crate) insert_invocation: &'static str,
-    pub(crate) insert_output: &'static str,
+    /// The rows of a list of ids: the list is appended (`… IN `, [`Dialect::keyed`]).
+    pub(crate) select_ids: &'static str,
+    /// How each of [`INVOCATION_COLUMNS`] is inserted: its value expression, `{}` standing for
+    /// its parameter ([`Dialect::insert_invocations`]).
+    pub(crate) invocation_values: [&'static str; 19],
     pub(crate) upsert_verdict: &'static str,
     pub(crate) select_verdicts_run: &'static str,
     pub(crate) select_verdicts_session: &'static str,
@@ -61,9 +63,9 @@ pub(crate) struct Dialect {
     pub(crate) upsert_tail: &'static str,
     /// `$n` placeholders (PostgreSQL) rather than `?`.
     pub(crate) numbered: bool,
-    /// The insert for a `tool_invocation` without the seed's V010 columns: the same values
-    /// but `relevance_level` and `dedup_reason`, in the same order.
-    pub(crate) insert_invocation_v005: &'static str,
+    /// The inserts' values take `?n` placeholders (SQLite), so that an expression can use its
+    /// parameter more than once.
+    pub(crate) indexed: bool,
     /// How the row selects read `relevance_level`, `dedup_reason` and the raw output, and
     /// the NULL that stands in for one the database does not have ([`Dialect::rows`]).
     pub(crate) relevance_level: &'static str,
@@ -82,6 +84,32 @@ pub(crate) struct Dialect {
 /// Where a statement that does not end with its list of keys has it (PostgreSQL's,
 /// `postgres_keyed!`): [`Dialect::keyed`] puts the placeholders there, without parentheses.
 const KEYS: &str = "{keys}";
+
+/// The columns of `tool_invocation` an import writes, in the order it binds their values.
+pub(crate) const INVOCATION_COLUMNS: [&str; 19] = [
+    "id",
+    "session_id",
+    "run_id",
+    "step_id",
+    "tool_name",
+    "input_params",
+    "output_preview",
+    "output_length",
+    "retrieval_layer",
+    "l0_match_count",
+    "l1_match_count",
+    "is_truncated",
+    "relevance_level",
+    "dedup_reason",
+    "retrieval_details",
+    "duration_ms",
+    "success",
+    "error_message",
+    "created_at",
+];
+
+/// The columns the seed added in V010, which an older agent schema lacks: its rows go without.
+const V010_COLUMNS: [&str; 2] = ["relevance_level", "dedup_reason"];
 
 /// How the row selects join the raw outputs, left out when `tool_invocation_output` is missing
 /// ([`Dialect::output_join`]).
@@ -178,8 +206,8 @@ macro_rules! postgres_where {
     (session) => {
         "t.run_id IS NULL AND t.session_id = $1 AND (CAST($2 AS TIMESTAMP) IS NULL OR t.created_at >= CAST($3 AS TIMESTAMP)) AND (CAST($4 AS TIMESTAMP) IS NULL OR t.created_at < CAST($5 AS TIMESTAMP)) ORDER BY t.id"
     };
-    (id) => {
-        "t.id = $1"
+    (ids) => {
+        "t.id IN "
     };
     // The lists' rows: which runs or sessions is in their FROM (`postgres_keyed!`).
     (window) => {
@@ -257,18 +285,18 @@ macro_rules! postgres_outcomes {
 pub(crate) static SQLITE: Dialect = Dialect {
     select_run: sqlite_select!("t.run_id = ? AND (? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?) ORDER BY t.id"),
     select_session: sqlite_select!("t.run_id IS NULL AND t.session_id = ? AND (? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?) ORDER BY t.id"),
-    select_id: sqlite_select!("t.id = ?"),
+    select_ids: sqlite_select!("t.id IN "),
     // A column declared JSON has NUMERIC affinity in SQLite, which turns a JSON text that is
     // a bare number into a REAL or INTEGER (`1.50` comes back `1.5`, `1e3` as `1000`). Such
     // a text (it starts with a digit or `-`) is stored as a BLOB of its bytes, which affinity
     // never converts and `CAST(… AS TEXT)` reads back exactly; every other JSON text stays TEXT.
-    insert_invocation: "INSERT INTO tool_invocation (id, session_id, run_id, step_id, tool_name, input_params, \
-        output_preview, output_length, retrieval_layer, l0_match_count, l1_match_count, is_truncated, \
-        relevance_level, dedup_reason, retrieval_details, duration_ms, success, error_message, created_at) \
-        VALUES (?1, ?2, ?3, ?4, ?5, CASE WHEN ?6 GLOB '[0-9-]*' THEN CAST(?6 AS BLOB) ELSE ?6 END, \
-        ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, CASE WHEN ?15 GLOB '[0-9-]*' THEN CAST(?15 AS BLOB) ELSE ?15 END, \
-        ?16, ?17, ?18, ?19)",
-    insert_output: "INSERT INTO tool_invocation_output (invocation_id, raw_output) VALUES (?, ?)",
+    invocation_values: {
+        const JSON: &str = "CASE WHEN {} GLOB '[0-9-]*' THEN CAST({} AS BLOB) ELSE {} END";
+        let mut values = ["{}"; 19];
+        values[5] = JSON;
+        values[14] = JSON;
+        values
+    },
     upsert_verdict: "INSERT INTO evidence_verification (invocation_id, policy, run_id, status, reason, \
         claimed_status, claim_agrees, source, refs, warnings, engine_version, verified_at) \
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
@@ -324,12 +352,7 @@ pub(crate) static SQLITE: Dialect = Dialect {
         source = excluded.source, refs = excluded.refs, warnings = excluded.warnings, \
         engine_version = excluded.engine_version, verified_at = excluded.verified_at",
     numbered: false,
-    insert_invocation_v005: "INSERT INTO tool_invocation (id, session_id, run_id, step_id, tool_name, input_params, \
-        output_preview, output_length, retrieval_layer, l0_match_count, l1_match_count, is_truncated, \
-        retrieval_details, duration_ms, success, error_message, created_at) \
-        VALUES (?1, ?2, ?3, ?4, ?5, CASE WHEN ?6 GLOB '[0-9-]*' THEN CAST(?6 AS BLOB) ELSE ?6 END, \
-        ?7, ?8, ?9, ?10, ?11, ?12, CASE WHEN ?13 GLOB '[0-9-]*' THEN CAST(?13 AS BLOB) ELSE ?13 END, \
-        ?14, ?15, ?16, ?17)",
+    indexed: true,
     relevance_level: "t.relevance_level",
     dedup_reason: "t.dedup_reason",
     raw_output: "o.raw_output",
@@ -342,12 +365,8 @@ pub(crate) static SQLITE: Dialect = Dialect {
 pub(crate) static MYSQL: Dialect = Dialect {
     select_run: mysql_select!("t.run_id = ? AND (? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?) ORDER BY t.id"),
     select_session: mysql_select!("t.run_id IS NULL AND t.session_id = ? AND (? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?) ORDER BY t.id"),
-    select_id: mysql_select!("t.id = ?"),
-    insert_invocation: "INSERT INTO tool_invocation (id, session_id, run_id, step_id, tool_name, input_params, \
-        output_preview, output_length, retrieval_layer, l0_match_count, l1_match_count, is_truncated, \
-        relevance_level, dedup_reason, retrieval_details, duration_ms, success, error_message, created_at) \
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-    insert_output: SQLITE.insert_output,
+    select_ids: mysql_select!("t.id IN "),
+    invocation_values: ["{}"; 19],
     upsert_verdict: "INSERT INTO evidence_verification (invocation_id, policy, run_id, status, reason, \
         claimed_status, claim_agrees, source, refs, warnings, engine_version, verified_at) \
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
@@ -392,10 +411,7 @@ pub(crate) static MYSQL: Dialect = Dialect {
         refs = VALUES(refs), warnings = VALUES(warnings), engine_version = VALUES(engine_version), \
         verified_at = VALUES(verified_at)",
     numbered: false,
-    insert_invocation_v005: "INSERT INTO tool_invocation (id, session_id, run_id, step_id, tool_name, input_params, \
-        output_preview, output_length, retrieval_layer, l0_match_count, l1_match_count, is_truncated, \
-        retrieval_details, duration_ms, success, error_message, created_at) \
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    indexed: false,
     relevance_level: SQLITE.relevance_level,
     dedup_reason: SQLITE.dedup_reason,
     raw_output: SQLITE.raw_output,
@@ -408,13 +424,14 @@ pub(crate) static MYSQL: Dialect = Dialect {
 pub(crate) static POSTGRES: Dialect = Dialect {
     select_run: postgres_select!(bytes, "tool_invocation t", postgres_where!(run)),
     select_session: postgres_select!(bytes, "tool_invocation t", postgres_where!(session)),
-    select_id: postgres_select!(bytes, "tool_invocation t", postgres_where!(id)),
-    insert_invocation: "INSERT INTO tool_invocation (id, session_id, run_id, step_id, tool_name, input_params, \
-        output_preview, output_length, retrieval_layer, l0_match_count, l1_match_count, is_truncated, \
-        relevance_level, dedup_reason, retrieval_details, duration_ms, success, error_message, created_at) \
-        VALUES ($1, $2, $3, $4, $5, CAST($6 AS JSON), $7, $8, $9, $10, $11, $12, $13, $14, CAST($15 AS JSON), \
-        $16, $17, $18, CAST($19 AS TIMESTAMP))",
-    insert_output: "INSERT INTO tool_invocation_output (invocation_id, raw_output) VALUES ($1, $2)",
+    select_ids: postgres_select!(bytes, "tool_invocation t", postgres_where!(ids)),
+    invocation_values: {
+        let mut values = ["{}"; 19];
+        values[5] = "CAST({} AS JSON)";
+        values[14] = "CAST({} AS JSON)";
+        values[18] = "CAST({} AS TIMESTAMP)";
+        values
+    },
     upsert_verdict: "INSERT INTO evidence_verification (invocation_id, policy, run_id, status, reason, \
         claimed_status, claim_agrees, source, refs, warnings, engine_version, verified_at) \
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, CAST($9 AS JSON), CAST($10 AS JSON), $11, CAST($12 AS TIMESTAMP)) \
@@ -460,11 +477,7 @@ pub(crate) static POSTGRES: Dialect = Dialect {
     upsert_head: SQLITE.upsert_head,
     upsert_tail: SQLITE.upsert_tail,
     numbered: true,
-    insert_invocation_v005: "INSERT INTO tool_invocation (id, session_id, run_id, step_id, tool_name, input_params, \
-        output_preview, output_length, retrieval_layer, l0_match_count, l1_match_count, is_truncated, \
-        retrieval_details, duration_ms, success, error_message, created_at) \
-        VALUES ($1, $2, $3, $4, $5, CAST($6 AS JSON), $7, $8, $9, $10, $11, $12, CAST($13 AS JSON), \
-        $14, $15, $16, CAST($17 AS TIMESTAMP))",
+    indexed: false,
     relevance_level: "convert_to(t.relevance_level, 'UTF8')",
     dedup_reason: "convert_to(t.dedup_reason, 'UTF8')",
     raw_output: "convert_to(o.raw_output::text, 'UTF8')",
@@ -486,7 +499,7 @@ pub(crate) static POSTGRES: Dialect = Dialect {
 pub(crate) static POSTGRES_UTF8: Dialect = Dialect {
     select_run: postgres_select!(text, "tool_invocation t", postgres_where!(run)),
     select_session: postgres_select!(text, "tool_invocation t", postgres_where!(session)),
-    select_id: postgres_select!(text, "tool_invocation t", postgres_where!(id)),
+    select_ids: postgres_select!(text, "tool_invocation t", postgres_where!(ids)),
     select_verdicts_run: concat!(postgres_verdict_columns!(text), " WHERE t.run_id = $2 ORDER BY t.id"),
     select_verdicts_session: concat!(
         postgres_verdict_columns!(text),
@@ -547,26 +560,58 @@ impl Dialect {
         )
     }
 
-    /// The insert of a raw output into `tool_invocation_output` as this database declares
+    /// The insert of `rows` rows into `tool_invocation`, [`INVOCATION_COLUMNS`]' values each
+    /// (without the seed's V010 columns unless `full`): one statement for many rows, where
+    /// one per row took a round trip each.
+    pub(crate) fn insert_invocations(&self, full: bool, rows: usize) -> String {
+        let columns: Vec<(&str, &str)> = INVOCATION_COLUMNS
+            .into_iter()
+            .zip(self.invocation_values)
+            .filter(|(name, _)| full || !V010_COLUMNS.contains(name))
+            .collect();
+        let names: Vec<&str> = columns.iter().map(|(name, _)| *name).collect();
+        let values: Vec<&str> = columns.iter().map(|(_, value)| *value).collect();
+        format!("INSERT INTO tool_invocation ({}) VALUES {}", names.join(", "), self.values(&values, rows))
+    }
+
+    /// The insert of `rows` raw outputs into `tool_invocation_output` as this database declares
     /// `raw_output`: PostgreSQL assigns a text parameter to neither `json`, `jsonb` nor
     /// `bytea`, so the text is cast (a raw output that is not JSON is then refused by the
     /// server) or converted to its UTF-8 bytes.
-    pub(crate) fn insert_output(&self, schema: &Schema) -> &'static str {
-        if !self.numbered {
-            return self.insert_output;
+    pub(crate) fn insert_outputs(&self, schema: &Schema, rows: usize) -> String {
+        let raw = match (self.numbered, schema.raw_json, schema.bytea[2]) {
+            (false, _, _) | (true, None, false) => "{}",
+            (true, Some(JsonType::Json), _) => "CAST({} AS JSON)",
+            (true, Some(JsonType::Jsonb), _) => "CAST({} AS JSONB)",
+            (true, None, true) => "convert_to({}, 'UTF8')",
+        };
+        format!(
+            "INSERT INTO tool_invocation_output (invocation_id, raw_output) VALUES {}",
+            self.values(&["{}", raw], rows)
+        )
+    }
+
+    /// `(v, v, …), (…)`: `rows` rows of the value expressions `each`, the `{}` of each its
+    /// parameter, numbered on from the row before where the engine numbers them.
+    fn values(&self, each: &[&str], rows: usize) -> String {
+        let mut text = String::new();
+        for row in 0..rows {
+            text.push_str(if row == 0 { "(" } else { ", (" });
+            for (i, value) in each.iter().enumerate() {
+                let n = row * each.len() + i + 1;
+                let parameter = match (self.numbered, self.indexed) {
+                    (true, _) => format!("${n}"),
+                    (false, true) => format!("?{n}"),
+                    (false, false) => "?".to_string(),
+                };
+                if i > 0 {
+                    text.push_str(", ");
+                }
+                text.push_str(&value.replace("{}", &parameter));
+            }
+            text.push(')');
         }
-        match (schema.raw_json, schema.bytea[2]) {
-            (Some(JsonType::Json), _) => {
-                "INSERT INTO tool_invocation_output (invocation_id, raw_output) VALUES ($1, CAST($2 AS JSON))"
-            }
-            (Some(JsonType::Jsonb), _) => {
-                "INSERT INTO tool_invocation_output (invocation_id, raw_output) VALUES ($1, CAST($2 AS JSONB))"
-            }
-            (None, true) => {
-                "INSERT INTO tool_invocation_output (invocation_id, raw_output) VALUES ($1, convert_to($2, 'UTF8'))"
-            }
-            (None, false) => self.insert_output,
-        }
+        text
     }
 
     /// `(p, p, …)`: `n` placeholders, numbered from `first` where the engine numbers them.
@@ -630,7 +675,7 @@ mod tests {
             for statement in [
                 sql.select_run,
                 sql.select_session,
-                sql.select_id,
+                sql.select_ids,
                 sql.select_runs_in,
                 sql.select_sessions_in,
             ] {
@@ -644,7 +689,7 @@ mod tests {
                 let nulls = |text: &str| text.matches(sql.null).count();
                 assert_eq!(nulls(&adapted), nulls(statement) + 3, "{adapted}");
             }
-            assert_eq!(sql.insert_invocation_v005.matches("relevance_level").count(), 0);
+            assert_eq!(sql.insert_invocations(false, 1).matches("relevance_level").count(), 0);
         }
     }
 
@@ -660,7 +705,7 @@ mod tests {
             text_time: true,
         };
         for sql in [&POSTGRES, &POSTGRES_UTF8] {
-            for statement in [sql.select_run, sql.select_runs_in, sql.select_id] {
+            for statement in [sql.select_run, sql.select_runs_in, sql.select_ids] {
                 for json in sql.json {
                     assert_eq!(statement.matches(json).count(), 1, "{json} in {statement}");
                     assert!(json.contains("::text"), "{json}");
@@ -671,6 +716,53 @@ mod tests {
                 assert!(!bare.contains("t.created_at"), "{adapted}");
                 assert_eq!(adapted.matches("o.raw_output").count(), 1, "{adapted}");
             }
+        }
+    }
+
+    #[test]
+    fn inserts_number_each_rows_parameters_on_from_the_row_before() {
+        let two = SQLITE.insert_invocations(true, 2);
+        assert!(
+            two.contains("(?20, ?21, ?22, ?23, ?24, CASE WHEN ?25 GLOB '[0-9-]*' THEN CAST(?25 AS BLOB)"),
+            "{two}"
+        );
+        assert!(two.ends_with("?37, ?38)"), "{two}");
+        assert_eq!(MYSQL.insert_invocations(true, 3).matches('?').count(), 57);
+        let postgres = POSTGRES.insert_invocations(false, 2);
+        assert!(postgres.ends_with("$32, $33, CAST($34 AS TIMESTAMP))"), "{postgres}");
+        assert!(postgres.contains("CAST($23 AS JSON)") && !postgres.contains("$35"), "{postgres}");
+        for sql in [&SQLITE, &MYSQL, &POSTGRES] {
+            let v005 = sql.insert_invocations(false, 1);
+            for column in INVOCATION_COLUMNS {
+                assert_eq!(v005.contains(column), !V010_COLUMNS.contains(&column), "{column}: {v005}");
+            }
+        }
+    }
+
+    #[test]
+    fn raw_outputs_are_inserted_as_postgresql_declares_the_column() {
+        let schema = |raw_json, bytea| Schema {
+            columns: [true, true],
+            outputs: true,
+            verdicts: true,
+            checkpoints: true,
+            bytea: [false, false, bytea],
+            raw_json,
+            text_time: false,
+        };
+        let insert = "INSERT INTO tool_invocation_output (invocation_id, raw_output) VALUES ";
+        assert_eq!(SQLITE.insert_outputs(&schema(None, false), 2), format!("{insert}(?1, ?2), (?3, ?4)"));
+        assert_eq!(MYSQL.insert_outputs(&schema(None, false), 1), format!("{insert}(?, ?)"));
+        for (raw_json, bytea, value) in [
+            (None, false, "$2"),
+            (Some(JsonType::Json), false, "CAST($2 AS JSON)"),
+            (Some(JsonType::Jsonb), false, "CAST($2 AS JSONB)"),
+            (None, true, "convert_to($2, 'UTF8')"),
+        ] {
+            assert_eq!(
+                POSTGRES.insert_outputs(&schema(raw_json, bytea), 1),
+                format!("{insert}($1, {value})")
+            );
         }
     }
 

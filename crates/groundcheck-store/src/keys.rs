@@ -1,7 +1,8 @@
-//! Reading many runs at once: one query for the rows of a list of runs (or run-less
-//! sessions) and one for their stored verdicts, instead of two per run. `reverify` reads
-//! its batches this way: two statements per run were 1,600 round trips through the driver
-//! for the 20,000 rows of `benches/reverify.sh`, each a wakeup of its worker thread.
+//! Reading many rows at once. `reverify` reads a batch in one query for the rows of a list of
+//! runs (or run-less sessions) and one for their stored verdicts, instead of two per run: two
+//! statements per run were 1,600 round trips through the driver for the 20,000 rows of
+//! `benches/reverify.sh`, each a wakeup of its worker thread. `import` reads the rows it
+//! would add in one query per list of ids, instead of one per row.
 //!
 //! A list is bound as `IN (…)` placeholders, padded to a power of two with its last key (a
 //! key listed twice selects nothing more), so that a job prepares a handful of statements.
@@ -76,6 +77,32 @@ impl Store {
         }
         for rows in &mut found {
             rows.sort_by_key(|r| r.columns.id);
+        }
+        Ok(found)
+    }
+
+    /// The invocations of `ids` that exist, by id: one query per [`MAX_KEYS`] ids (what
+    /// `import` checks its rows against; a round trip per row was most of an import's time).
+    pub async fn read_rows(&self, ids: &[i64]) -> Result<HashMap<i64, StoredRow>, StoreError> {
+        let schema = self.schema().await?;
+        let mut found = HashMap::new();
+        for part in ids.chunks(MAX_KEYS) {
+            let mut list = part.to_vec();
+            list.resize(list.len().next_power_of_two(), part[part.len() - 1]);
+            let action = || match part {
+                [only] => format!("reading invocation {only}"),
+                _ => format!("reading invocations {} to {}", part[0], part[part.len() - 1]),
+            };
+            let rows: Vec<StoredRow> = with_pool!(self, pool, sql => {
+                let statement = sql.keyed(&sql.rows(sql.select_ids, &schema), 1, list.len());
+                let mut query = sqlx::query(AssertSqlSafe(statement));
+                for id in &list {
+                    query = query.bind(*id);
+                }
+                let rows = query.fetch_all(pool).within(self.wait).await.map_err(|e| self.error(action(), e))?;
+                rows.iter().map(StoredRow::decode).collect::<Result<_, _>>().map_err(|e| self.error(action(), e))?
+            });
+            found.extend(rows.into_iter().map(|row| (row.columns.id, row)));
         }
         Ok(found)
     }

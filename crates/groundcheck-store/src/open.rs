@@ -326,7 +326,7 @@ mod tests {
                 let keys = &keys;
                 async move {
                     let rows = store.read_keys(keys, &Window::default()).await.expect("reads rows");
-                    let one = store.read_row(72).await.expect("reads a row");
+                    let one = store.read_rows(&[72, 404]).await.expect("reads a row").remove(&72);
                     let verdicts = store.read_key_verdicts("p", &keys[0]).await.expect("reads verdicts");
                     let outcomes = store.read_keys_outcomes("p", keys).await.expect("reads outcomes");
                     (rows, one, verdicts, outcomes)

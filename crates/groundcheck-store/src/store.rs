@@ -221,17 +221,6 @@ impl Store {
         })
     }
 
-    /// One invocation by `id`, if it exists.
-    pub async fn read_row(&self, id: i64) -> Result<Option<StoredRow>, StoreError> {
-        let action = || format!("reading invocation {id}");
-        let schema = self.schema().await?;
-        with_pool!(self, pool, sql => {
-            let row = sqlx::query(AssertSqlSafe(sql.rows(sql.select_id, &schema))).bind(id).fetch_optional(pool).within(self.wait).await;
-            let row = row.map_err(|e| self.error(action(), e))?;
-            row.as_ref().map(StoredRow::decode).transpose().map_err(|e| self.error(action(), e))
-        })
-    }
-
     /// Every run, then every run-less session, with a row created within `window`: sorted
     /// by byte order of their ids (the same on every engine, whatever its collation).
     pub async fn list_keys(&self, window: &Window) -> Result<Vec<RunKey>, StoreError> {
@@ -310,53 +299,59 @@ impl Store {
 
     /// Inserts rows (and their raw outputs) in one transaction: all or none. Into a
     /// `tool_invocation` that lacks the seed's V010 columns ([`Store::missing_columns`]) the
-    /// rows go without them: the caller checks that none has a value there.
+    /// rows go without them: the caller checks that none has a value there. Many rows go in
+    /// each statement ([`insert_pieces`]); on MariaDB/MySQL each statement stays within half of
+    /// `max_allowed_packet`, which the caller checks every row fits alone.
     pub async fn insert_rows(&self, rows: &[StoredRow]) -> Result<(), StoreError> {
         let action = "importing invocations";
         let schema = self.schema().await?;
         let full = schema.full_rows();
+        let budget = match self.max_statement_bytes().await? {
+            Some(max) => INSERT_BYTES.min(max / 2),
+            None => INSERT_BYTES,
+        };
+        let outputs: Vec<(i64, &str)> =
+            rows.iter().filter_map(|r| Some((r.columns.id, r.raw_output.as_deref()?))).collect();
         with_pool!(self, pool, sql => {
-            let insert_output = sql.insert_output(&schema);
             let mut tx = pool.begin_for(&self.listener).within(self.wait).await.map_err(|e| self.error(action, e))?;
-            for stored in rows {
-                let row = &stored.columns;
-                let insert = if full { sql.insert_invocation } else { sql.insert_invocation_v005 };
-                let query = sqlx::query(insert)
-                    .bind(row.id)
-                    .bind(row.session_id.as_deref())
-                    .bind(row.run_id.as_deref())
-                    .bind(row.step_id)
-                    .bind(row.tool_name.as_str())
-                    .bind(stored.input_params.as_str())
-                    .bind(row.output_preview.as_deref())
-                    .bind(row.output_length)
-                    .bind(row.retrieval_layer.as_deref())
-                    .bind(row.l0_match_count)
-                    .bind(row.l1_match_count)
-                    .bind(row.is_truncated);
-                let query = match full {
-                    true => query.bind(row.relevance_level.as_deref()).bind(row.dedup_reason.as_deref()),
-                    false => query,
-                };
-                query
-                    .bind(stored.retrieval_details.as_deref())
-                    .bind(row.duration_ms)
-                    .bind(row.success)
-                    .bind(row.error_message.as_deref())
-                    .bind(row.created_at.as_deref())
-                    .execute(&mut *tx)
-                    .within(self.wait)
-                    .await
-                    .map_err(|e| self.error(format!("{action}: id {}", row.id), e))?;
-                if let Some(raw) = &stored.raw_output {
-                    sqlx::query(insert_output)
+            for piece in insert_pieces(rows, row_bytes, budget) {
+                let insert = sql.insert_invocations(full, piece.len());
+                let mut query = sqlx::query(AssertSqlSafe(insert));
+                for stored in piece {
+                    let row = &stored.columns;
+                    query = query
                         .bind(row.id)
-                        .bind(raw.as_str())
-                        .execute(&mut *tx)
-                        .within(self.wait)
-                        .await
-                        .map_err(|e| self.error(format!("{action}: raw output of id {}", row.id), e))?;
+                        .bind(row.session_id.as_deref())
+                        .bind(row.run_id.as_deref())
+                        .bind(row.step_id)
+                        .bind(row.tool_name.as_str())
+                        .bind(stored.input_params.as_str())
+                        .bind(row.output_preview.as_deref())
+                        .bind(row.output_length)
+                        .bind(row.retrieval_layer.as_deref())
+                        .bind(row.l0_match_count)
+                        .bind(row.l1_match_count)
+                        .bind(row.is_truncated);
+                    if full {
+                        query = query.bind(row.relevance_level.as_deref()).bind(row.dedup_reason.as_deref());
+                    }
+                    query = query
+                        .bind(stored.retrieval_details.as_deref())
+                        .bind(row.duration_ms)
+                        .bind(row.success)
+                        .bind(row.error_message.as_deref())
+                        .bind(row.created_at.as_deref());
                 }
+                let ids = piece.iter().map(|r| r.columns.id);
+                query.execute(&mut *tx).within(self.wait).await.map_err(|e| self.error(format!("{action}: {}", id_range(ids)), e))?;
+            }
+            for piece in insert_pieces(&outputs, |(_, raw)| raw.len() as u64, budget) {
+                let mut query = sqlx::query(AssertSqlSafe(sql.insert_outputs(&schema, piece.len())));
+                for (id, raw) in piece {
+                    query = query.bind(*id).bind(*raw);
+                }
+                let ids = id_range(piece.iter().map(|(id, _)| *id));
+                query.execute(&mut *tx).within(self.wait).await.map_err(|e| self.error(format!("{action}: raw outputs of {ids}"), e))?;
             }
             tx.commit().within(self.wait).await.map_err(|e| self.error(action, e))
         })
@@ -579,13 +574,65 @@ fn pieces<T>(mut items: &[T]) -> Vec<&[T]> {
     pieces
 }
 
-/// The ids of a piece of verdicts, for messages.
-fn ids(piece: &[(Option<&str>, &Verdict)]) -> String {
-    match piece {
-        [(_, only)] => format!("id {}", only.id),
-        [(_, first), .., (_, last)] => format!("ids {} to {}", first.id, last.id),
+/// The most rows one insert statement writes: nineteen placeholders each, far below every
+/// engine's limit.
+const INSERT_ROWS: usize = 64;
+
+/// The most bytes of values one insert statement carries (a row larger than that goes alone).
+const INSERT_BYTES: u64 = 1 << 20;
+
+/// `items` in pieces of at most [`INSERT_ROWS`] items and `budget` bytes (by `bytes`; an item
+/// larger than the budget is a piece alone), each a power of two long: an import prepares a
+/// handful of distinct statements.
+fn insert_pieces<T>(mut items: &[T], bytes: impl Fn(&T) -> u64, budget: u64) -> Vec<&[T]> {
+    let mut pieces = Vec::new();
+    while !items.is_empty() {
+        let (mut n, mut total) = (0, 0);
+        while n < items.len().min(INSERT_ROWS) {
+            total += bytes(&items[n]);
+            if n > 0 && total > budget {
+                break;
+            }
+            n += 1;
+        }
+        let (piece, rest) = items.split_at(1 << n.ilog2());
+        pieces.push(piece);
+        items = rest;
+    }
+    pieces
+}
+
+/// What a row's values weigh in a statement: its texts, and room for the rest.
+fn row_bytes(row: &StoredRow) -> u64 {
+    let c = &row.columns;
+    let texts = [
+        Some(row.input_params.as_str()),
+        row.retrieval_details.as_deref(),
+        c.output_preview.as_deref(),
+        c.error_message.as_deref(),
+        c.session_id.as_deref(),
+        c.run_id.as_deref(),
+        Some(c.tool_name.as_str()),
+        c.retrieval_layer.as_deref(),
+        c.relevance_level.as_deref(),
+        c.dedup_reason.as_deref(),
+    ];
+    texts.iter().flatten().map(|t| t.len() as u64).sum::<u64>() + 256
+}
+
+/// A list of ids for messages: `id 7`, or `ids 7 to 70`.
+fn id_range(ids: impl Iterator<Item = i64>) -> String {
+    let ids: Vec<i64> = ids.collect();
+    match ids[..] {
+        [only] => format!("id {only}"),
+        [first, .., last] => format!("ids {first} to {last}"),
         [] => String::new(),
     }
+}
+
+/// The ids of a piece of verdicts, for messages.
+fn ids(piece: &[(Option<&str>, &Verdict)]) -> String {
+    id_range(piece.iter().map(|(_, verdict)| verdict.id))
 }
 
 fn to_json<T: serde::Serialize>(value: &T) -> String {
@@ -709,5 +756,26 @@ mod tests {
         assert_eq!(sizes(1), [1]);
         assert_eq!(sizes(129), [128, 1]);
         assert_eq!(sizes(1000), [128, 128, 128, 128, 128, 128, 128, 64, 32, 8]);
+    }
+
+    #[test]
+    fn rows_are_inserted_in_pieces_within_the_row_and_byte_limits_each_a_power_of_two() {
+        let sizes = |items: &[u64], budget: u64| {
+            insert_pieces(items, |&b| b, budget).iter().map(|p| p.len()).collect::<Vec<_>>()
+        };
+        assert_eq!(sizes(&[], 100), Vec::<usize>::new());
+        assert_eq!(sizes(&[1; 200], 1_000), [64, 64, 64, 8]);
+        // Within the budget: 10 + 10 + 10 fit 35, a fourth does not; 3 rows go as 2, then 1.
+        assert_eq!(sizes(&[10, 10, 10, 10], 35), [2, 2]);
+        assert_eq!(sizes(&[10, 10, 10], 35), [2, 1]);
+        // A row over the budget goes alone, and does not hold back the rows after it.
+        assert_eq!(sizes(&[500, 1, 1], 35), [1, 2]);
+        assert_eq!(sizes(&[1, 500, 1], 35), [1, 1, 1]);
+    }
+
+    #[test]
+    fn a_list_of_ids_is_one_id_or_the_first_and_last() {
+        assert_eq!(id_range([7].into_iter()), "id 7");
+        assert_eq!(id_range([7, 8, 70].into_iter()), "ids 7 to 70");
     }
 }
