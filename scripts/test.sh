@@ -169,7 +169,8 @@ python_env() {
 prepare() {
   timed "Debian packages" debian_packages
   timed "Python environment" python_env
-  timed "the wheel's build tools" bash scripts/build-wheel.sh --prepare
+  # The wheel's build tools installed by the uv just installed (scripts/zig.sh).
+  timed "the wheel's build tools" env UV="$venv/bin/uv" bash scripts/build-wheel.sh --prepare
 }
 
 # ------------------------------------------------------------------ the one debug build
