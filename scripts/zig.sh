@@ -10,8 +10,8 @@
 zig_venv=target/wheel-venv
 
 # zig_tools: maturin and ziglang (zig itself, from PyPI) in target/wheel-venv, on first use:
-# installed by uv when there is one (the one $UV names, else uv on PATH; half the CPU of pip,
-# which unpacks ziglang's 80 MB alone), else by pip.
+# installed by uv when there is one (the one $UV names, else uv on PATH; it unpacks ziglang's
+# large wheel for far less CPU than pip), else by pip.
 zig_tools() {
   if [[ ! -x $zig_venv/bin/maturin ]] || ! "$zig_venv/bin/python" -c 'import ziglang' 2>/dev/null; then
     echo "zig.sh: installing maturin and ziglang into $zig_venv (PyPI)" >&2
