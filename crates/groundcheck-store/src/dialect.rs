@@ -13,7 +13,7 @@
 
 use std::borrow::Cow;
 
-use crate::holds::{JsonType, Schema};
+use crate::holds::{JsonType, Schema, OPTIONAL_COLUMNS, REQUIRED_COLUMNS};
 
 /// The statements groundcheck runs, in one engine's dialect.
 ///
@@ -25,8 +25,9 @@ pub(crate) struct Dialect {
     pub(crate) select_session: &'static str,
     /// The rows of a list of ids: the list is appended (`… IN `, [`Dialect::keyed`]).
     pub(crate) select_ids: &'static str,
-    /// How each of [`INVOCATION_COLUMNS`] is inserted: its value expression, `{}` standing for
-    /// its parameter ([`Dialect::insert_invocations`]).
+    /// How each column of `tool_invocation` is inserted, [`REQUIRED_COLUMNS`] then
+    /// [`OPTIONAL_COLUMNS`]: its value expression, `{}` standing for its parameter
+    /// ([`Dialect::insert_invocations`]).
     pub(crate) invocation_values: [&'static str; 19],
     pub(crate) upsert_verdict: &'static str,
     pub(crate) select_verdicts_run: &'static str,
@@ -84,32 +85,6 @@ pub(crate) struct Dialect {
 /// Where a statement that does not end with its list of keys has it (PostgreSQL's,
 /// `postgres_keyed!`): [`Dialect::keyed`] puts the placeholders there, without parentheses.
 const KEYS: &str = "{keys}";
-
-/// The columns of `tool_invocation` an import writes, in the order it binds their values.
-pub(crate) const INVOCATION_COLUMNS: [&str; 19] = [
-    "id",
-    "session_id",
-    "run_id",
-    "step_id",
-    "tool_name",
-    "input_params",
-    "output_preview",
-    "output_length",
-    "retrieval_layer",
-    "l0_match_count",
-    "l1_match_count",
-    "is_truncated",
-    "relevance_level",
-    "dedup_reason",
-    "retrieval_details",
-    "duration_ms",
-    "success",
-    "error_message",
-    "created_at",
-];
-
-/// The columns the seed added in V010, which an older agent schema lacks: its rows go without.
-const V010_COLUMNS: [&str; 2] = ["relevance_level", "dedup_reason"];
 
 /// How the row selects join the raw outputs, left out when `tool_invocation_output` is missing
 /// ([`Dialect::output_join`]).
@@ -294,7 +269,7 @@ pub(crate) static SQLITE: Dialect = Dialect {
         const JSON: &str = "CASE WHEN {} GLOB '[0-9-]*' THEN CAST({} AS BLOB) ELSE {} END";
         let mut values = ["{}"; 19];
         values[5] = JSON;
-        values[14] = JSON;
+        values[12] = JSON;
         values
     },
     upsert_verdict: "INSERT INTO evidence_verification (invocation_id, policy, run_id, status, reason, \
@@ -428,8 +403,8 @@ pub(crate) static POSTGRES: Dialect = Dialect {
     invocation_values: {
         let mut values = ["{}"; 19];
         values[5] = "CAST({} AS JSON)";
-        values[14] = "CAST({} AS JSON)";
-        values[18] = "CAST({} AS TIMESTAMP)";
+        values[12] = "CAST({} AS JSON)";
+        values[16] = "CAST({} AS TIMESTAMP)";
         values
     },
     upsert_verdict: "INSERT INTO evidence_verification (invocation_id, policy, run_id, status, reason, \
@@ -560,18 +535,14 @@ impl Dialect {
         )
     }
 
-    /// The insert of `rows` rows into `tool_invocation`, [`INVOCATION_COLUMNS`]' values each
-    /// (without the seed's V010 columns unless `full`): one statement for many rows, where
-    /// one per row took a round trip each.
+    /// The insert of `rows` rows into `tool_invocation`, each with the values of
+    /// [`REQUIRED_COLUMNS`] then, when `full`, of [`OPTIONAL_COLUMNS`] (an older agent schema
+    /// lacks them): one statement for many rows, where one per row took a round trip each.
     pub(crate) fn insert_invocations(&self, full: bool, rows: usize) -> String {
-        let columns: Vec<(&str, &str)> = INVOCATION_COLUMNS
-            .into_iter()
-            .zip(self.invocation_values)
-            .filter(|(name, _)| full || !V010_COLUMNS.contains(name))
-            .collect();
-        let names: Vec<&str> = columns.iter().map(|(name, _)| *name).collect();
-        let values: Vec<&str> = columns.iter().map(|(_, value)| *value).collect();
-        format!("INSERT INTO tool_invocation ({}) VALUES {}", names.join(", "), self.values(&values, rows))
+        let optional: &[&str] = if full { &OPTIONAL_COLUMNS } else { &[] };
+        let names: Vec<&str> = REQUIRED_COLUMNS.iter().chain(optional).copied().collect();
+        let values = self.values(&self.invocation_values[..names.len()], rows);
+        format!("INSERT INTO tool_invocation ({}) VALUES {values}", names.join(", "))
     }
 
     /// The insert of `rows` raw outputs into `tool_invocation_output` as this database declares
@@ -733,9 +704,8 @@ mod tests {
         assert!(postgres.contains("CAST($23 AS JSON)") && !postgres.contains("$35"), "{postgres}");
         for sql in [&SQLITE, &MYSQL, &POSTGRES] {
             let v005 = sql.insert_invocations(false, 1);
-            for column in INVOCATION_COLUMNS {
-                assert_eq!(v005.contains(column), !V010_COLUMNS.contains(&column), "{column}: {v005}");
-            }
+            assert!(REQUIRED_COLUMNS.iter().all(|c| v005.contains(c)), "{v005}");
+            assert!(!OPTIONAL_COLUMNS.iter().any(|c| v005.contains(c)), "{v005}");
         }
     }
 

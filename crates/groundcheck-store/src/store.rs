@@ -331,16 +331,15 @@ impl Store {
                         .bind(row.retrieval_layer.as_deref())
                         .bind(row.l0_match_count)
                         .bind(row.l1_match_count)
-                        .bind(row.is_truncated);
-                    if full {
-                        query = query.bind(row.relevance_level.as_deref()).bind(row.dedup_reason.as_deref());
-                    }
-                    query = query
+                        .bind(row.is_truncated)
                         .bind(stored.retrieval_details.as_deref())
                         .bind(row.duration_ms)
                         .bind(row.success)
                         .bind(row.error_message.as_deref())
                         .bind(row.created_at.as_deref());
+                    if full {
+                        query = query.bind(row.relevance_level.as_deref()).bind(row.dedup_reason.as_deref());
+                    }
                 }
                 let ids = piece.iter().map(|r| r.columns.id);
                 query.execute(&mut *tx).within(self.wait).await.map_err(|e| self.error(format!("{action}: {}", id_range(ids)), e))?;
