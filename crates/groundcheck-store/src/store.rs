@@ -300,8 +300,8 @@ impl Store {
     /// Inserts rows (and their raw outputs) in one transaction: all or none. Into a
     /// `tool_invocation` that lacks the seed's V010 columns ([`Store::missing_columns`]) the
     /// rows go without them: the caller checks that none has a value there. Many rows go in
-    /// each statement ([`insert_pieces`]); on MariaDB/MySQL each statement stays within half of
-    /// `max_allowed_packet`, which the caller checks every row fits alone.
+    /// each statement ([`insert_pieces`]); on MariaDB/MySQL a statement of several rows stays
+    /// within half of `max_allowed_packet` (the caller checks that each row fits alone).
     pub async fn insert_rows(&self, rows: &[StoredRow]) -> Result<(), StoreError> {
         let action = "importing invocations";
         let schema = self.schema().await?;
