@@ -123,13 +123,7 @@ const STATEMENT_OVERHEAD: u64 = 64 * 1024;
 /// server variable and the size it needs.
 fn check_statement_size(file: &FileRows, max: u64, url: &str) -> Result<(), Failure> {
     for (i, row) in file.rows.iter().enumerate() {
-        let texts = [
-            Some(&row.input_params),
-            row.retrieval_details.as_ref(),
-            row.columns.output_preview.as_ref(),
-            row.columns.error_message.as_ref(),
-        ];
-        let row_bytes: u64 = texts.iter().flatten().map(|t| t.len() as u64).sum::<u64>() + STATEMENT_OVERHEAD;
+        let row_bytes = row.text_bytes() + STATEMENT_OVERHEAD;
         let raw_bytes = row.raw_output.as_ref().map_or(0, |r| r.len() as u64 + STATEMENT_OVERHEAD);
         let (what, bytes) =
             if raw_bytes > row_bytes { ("raw output", raw_bytes) } else { ("row", row_bytes) };

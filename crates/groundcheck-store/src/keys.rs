@@ -18,7 +18,7 @@ use sqlx::AssertSqlSafe;
 use crate::dialect::{self, Dialect};
 use crate::error::{ErrorKind, StoreError};
 use crate::row::{StoredRow, TextColumns};
-use crate::store::{with_pool, Pool, RunKey, Store, Window};
+use crate::store::{id_range, with_pool, Pool, RunKey, Store, Window};
 use crate::url::Engine;
 use crate::wait::Within;
 
@@ -87,12 +87,8 @@ impl Store {
         let schema = self.schema().await?;
         let mut found = HashMap::new();
         for part in ids.chunks(MAX_KEYS) {
-            let mut list = part.to_vec();
-            list.resize(list.len().next_power_of_two(), part[part.len() - 1]);
-            let action = || match part {
-                [only] => format!("reading invocation {only}"),
-                _ => format!("reading invocations {} to {}", part[0], part[part.len() - 1]),
-            };
+            let list = padded(part.iter().copied());
+            let action = || format!("reading invocations: {}", id_range(part.iter().copied()));
             let rows: Vec<StoredRow> = with_pool!(self, pool, sql => {
                 let statement = sql.keyed(&sql.rows(sql.select_ids, &schema), 1, list.len());
                 let mut query = sqlx::query(AssertSqlSafe(statement));
@@ -120,7 +116,7 @@ impl Store {
             return Ok(found);
         }
         for (sessions, part) in lists(keys) {
-            let ids: Vec<&str> = padded(&part);
+            let ids: Vec<&str> = padded(part.iter().map(|&(_, id)| id));
             let action = || format!("reading stored outcomes of {}", describe(sessions, &part));
             let statement = |sql: &Dialect| {
                 let head =
@@ -148,7 +144,7 @@ impl Store {
         part: &[(usize, &str)],
         window: &Window,
     ) -> Result<Vec<StoredRow>, StoreError> {
-        let ids: Vec<&str> = padded(part);
+        let ids: Vec<&str> = padded(part.iter().map(|&(_, id)| id));
         let action = || format!("reading {}", describe(sessions, part));
         let (since, until) = (window.since.as_deref(), window.until.as_deref());
         let schema = self.schema().await?;
@@ -206,9 +202,9 @@ fn lists(keys: &[RunKey]) -> Vec<(bool, Vec<(usize, &str)>)> {
     lists
 }
 
-/// The ids of a list, padded to a power of two with its last.
-fn padded<'k>(part: &[(usize, &'k str)]) -> Vec<&'k str> {
-    let mut ids: Vec<&str> = part.iter().map(|&(_, id)| id).collect();
+/// A list's ids, padded to a power of two with its last.
+fn padded<T: Copy>(ids: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut ids: Vec<T> = ids.into_iter().collect();
     if let Some(&last) = ids.last() {
         ids.resize(ids.len().next_power_of_two(), last);
     }
@@ -246,8 +242,8 @@ mod tests {
 
     #[test]
     fn a_list_is_padded_to_a_power_of_two_with_its_last_key() {
-        assert_eq!(padded(&[(0, "a"), (1, "b"), (2, "c")]), ["a", "b", "c", "c"]);
-        assert_eq!(padded(&[(0, "a"), (1, "b")]), ["a", "b"]);
-        assert!(padded(&[]).is_empty());
+        assert_eq!(padded(["a", "b", "c"]), ["a", "b", "c", "c"]);
+        assert_eq!(padded(["a", "b"]), ["a", "b"]);
+        assert!(padded::<&str>([]).is_empty());
     }
 }

@@ -105,6 +105,7 @@ impl Store {
             found: Found::default(),
             listener: Listener::default(),
             wait: STATEMENT_TIMEOUT,
+            max_statement: Default::default(),
         })
     }
 }

@@ -47,6 +47,20 @@ pub enum RowError {
 const RAW_OUTPUT: usize = Column::ALL.len();
 
 impl StoredRow {
+    /// The bytes of the row's long texts (`input_params`, `retrieval_details`,
+    /// `output_preview`, `error_message`; not the raw output, which has a table of its own):
+    /// what an insert of the row carries beside a few short values, for the bounds on a
+    /// statement's size (`max_allowed_packet`).
+    pub fn text_bytes(&self) -> u64 {
+        let texts = [
+            Some(&self.input_params),
+            self.retrieval_details.as_ref(),
+            self.columns.output_preview.as_ref(),
+            self.columns.error_message.as_ref(),
+        ];
+        texts.iter().flatten().map(|t| t.len() as u64).sum()
+    }
+
     /// The row an invocation is stored as. Inline `raw_output` is stored as its compact JSON
     /// text, numbers as written.
     pub fn from_invocation(inv: &Invocation) -> Result<StoredRow, RowError> {

@@ -30,6 +30,8 @@ pub struct Store {
     pub(crate) listener: Listener,
     /// How long a statement may wait for its answer (`wait.rs`).
     pub(crate) wait: std::time::Duration,
+    /// The server's `max_allowed_packet`, once read ([`Store::max_statement_bytes`]).
+    pub(crate) max_statement: std::sync::Arc<std::sync::OnceLock<Option<u64>>>,
 }
 
 #[derive(Debug, Clone)]
@@ -466,7 +468,8 @@ impl Store {
                     written += piece.len();
                     continue;
                 };
-                let error = self.write_error(format!("{action}: {}", ids(piece)), err);
+                let ids = id_range(piece.iter().map(|(_, verdict)| verdict.id));
+                let error = self.write_error(format!("{action}: {ids}"), err);
                 if error.kind != ErrorKind::Other || piece.len() == 1 {
                     return Err(error);
                 }
@@ -601,37 +604,20 @@ fn insert_pieces<T>(mut items: &[T], bytes: impl Fn(&T) -> u64, budget: u64) -> 
     pieces
 }
 
-/// What a row's values weigh in a statement: its texts, and room for the rest.
+/// What a row's values weigh in a statement: its long texts, and room for the short columns
+/// and the numbers.
 fn row_bytes(row: &StoredRow) -> u64 {
-    let c = &row.columns;
-    let texts = [
-        Some(row.input_params.as_str()),
-        row.retrieval_details.as_deref(),
-        c.output_preview.as_deref(),
-        c.error_message.as_deref(),
-        c.session_id.as_deref(),
-        c.run_id.as_deref(),
-        Some(c.tool_name.as_str()),
-        c.retrieval_layer.as_deref(),
-        c.relevance_level.as_deref(),
-        c.dedup_reason.as_deref(),
-    ];
-    texts.iter().flatten().map(|t| t.len() as u64).sum::<u64>() + 256
+    row.text_bytes() + 512
 }
 
 /// A list of ids for messages: `id 7`, or `ids 7 to 70`.
-fn id_range(ids: impl Iterator<Item = i64>) -> String {
+pub(crate) fn id_range(ids: impl Iterator<Item = i64>) -> String {
     let ids: Vec<i64> = ids.collect();
     match ids[..] {
         [only] => format!("id {only}"),
         [first, .., last] => format!("ids {first} to {last}"),
         [] => String::new(),
     }
-}
-
-/// The ids of a piece of verdicts, for messages.
-fn ids(piece: &[(Option<&str>, &Verdict)]) -> String {
-    id_range(piece.iter().map(|(_, verdict)| verdict.id))
 }
 
 fn to_json<T: serde::Serialize>(value: &T) -> String {
@@ -718,8 +704,12 @@ impl Store {
 
     /// The largest statement the server takes, in bytes: MariaDB/MySQL's `max_allowed_packet`
     /// (a larger one is refused by dropping the connection, which the driver reports as a
-    /// reset); `None` on the engines without such a limit.
+    /// reset); `None` on the engines without such a limit. Read once: `import` checks every row
+    /// against it, and each file's insert stays within it.
     pub async fn max_statement_bytes(&self) -> Result<Option<u64>, StoreError> {
+        if let Some(&max) = self.max_statement.get() {
+            return Ok(max);
+        }
         let Pool::MySql(pool) = &self.pool else { return Ok(None) };
         let row = sqlx::query("SELECT CAST(@@max_allowed_packet AS SIGNED)")
             .fetch_one(pool)
@@ -727,7 +717,7 @@ impl Store {
             .await;
         let row = row.map_err(|e| self.error("reading max_allowed_packet", e))?;
         let bytes: i64 = row.try_get(0).map_err(|e| self.error("reading max_allowed_packet", e))?;
-        Ok(u64::try_from(bytes).ok())
+        Ok(*self.max_statement.get_or_init(|| u64::try_from(bytes).ok()))
     }
 
     /// The first `limit` tool names of `tool_invocation`, in order.
