@@ -197,9 +197,13 @@ def test_ctrl_c_interrupts_a_long_call(which: str) -> None:
 # A 64 KiB thread: the deepest documents the limits allow, in every format, at every entry
 # --------------------------------------------------------------------------------------------
 
+# Two verifiers: the shared pool's threads do the work, or (threads=1) the calling thread does.
+# The child turns Python's cycle collector off: nothing it makes is a cycle, and each collection
+# would walk every deep value it holds again.
 SMALL_STACK = """
-import json, sys, threading, tempfile, os
+import gc, json, sys, threading, tempfile, os
 import groundcheck
+gc.disable()
 D = 999  # the query ceiling is 1,000 levels
 objects = '{"a":' * D + '"connection refused"' + '}' * D
 arrays = '[' * D + '"connection refused"' + ']' * D
@@ -214,7 +218,7 @@ docs = {"objects": objects, "arrays": arrays, "in_string": in_string, "lines": l
         "yaml_block": yaml_block, "yaml_flow": yaml_flow, "yaml_map": yaml_map}
 paths = ["$..a", "$..b", "$..*", "$..[?search(@, 'refused')]", filters, parens]
 policy = groundcheck.Policy(match="fuzzy", limits=groundcheck.Limits(max_depth=1000))
-verifiers = [groundcheck.Verifier(policy), groundcheck.Verifier(policy, threads=1), groundcheck.Verifier(policy, threads=2)]
+verifiers = [groundcheck.Verifier(policy), groundcheck.Verifier(policy, threads=1)]
 
 def outcome(call):
     try:
@@ -274,7 +278,7 @@ def test_every_entry_point_on_a_64_kib_thread_with_the_deepest_documents() -> No
     assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
     result = json.loads(done.stdout)
     assert result["same"], "the 64 KiB thread answered otherwise than the main thread"
-    assert result["calls"] > 400
+    assert result["calls"] > 300
     # Every call answered, or raised a typed error of its input (`resolve` past a limit, a
     # filter nested past the path ceilings): none an InternalError.
     for name in result["errors"]:
