@@ -187,23 +187,6 @@ pg_clear_stale() {
 pg_pid() { head -n1 "$PG_DATA/postmaster.pid" 2>/dev/null; }
 pg_psql() { pg_as "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$PG_SOCKDIR" -p "$PG_PORT" -U postgres "$@"; }
 
-# scram_password PASSWORD: what PostgreSQL stores for PASSWORD (a SCRAM-SHA-256 secret), made
-# with 16 iterations of its key derivation instead of the server's 4,096. The client repeats
-# them at every login, and the test processes log in thousands of times; the handshake is the
-# same SCRAM-SHA-256 either way (PostgreSQL 16 calls this setting scram_iterations). Without
-# python3, the password as it is: the server then hashes it its own way.
-scram_password() {
-  python3 - "$1" 2>/dev/null <<'PY' || printf '%s' "$1"
-import base64, hashlib, hmac, os, sys
-iterations, salt = 16, os.urandom(16)
-salted = hashlib.pbkdf2_hmac("sha256", sys.argv[1].encode(), salt, iterations)
-stored = hashlib.sha256(hmac.digest(salted, b"Client Key", "sha256")).digest()
-server = hmac.digest(salted, b"Server Key", "sha256")
-b64 = lambda b: base64.b64encode(b).decode()
-print(f"SCRAM-SHA-256${iterations}:{b64(salt)}${b64(stored)}:{b64(server)}", end="")
-PY
-}
-
 start_postgres() {
   if [[ $EUID -eq 0 ]] && ! id postgres >/dev/null 2>&1; then
     useradd --system --no-create-home --home-dir /var/lib/postgresql --shell /usr/sbin/nologin postgres
@@ -246,8 +229,8 @@ CONF
   pg_psql -d postgres <<SQL
 SELECT format('CREATE ROLE %I LOGIN', r) FROM unnest(ARRAY['$RW_USER', '$RO_USER']) r
   WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = r) \gexec
-ALTER ROLE $RW_USER LOGIN CREATEDB PASSWORD '$(scram_password "$RW_PW")';
-ALTER ROLE $RO_USER LOGIN PASSWORD '$(scram_password "$RO_PW")';
+ALTER ROLE $RW_USER LOGIN CREATEDB PASSWORD '$RW_PW';
+ALTER ROLE $RO_USER LOGIN PASSWORD '$RO_PW';
 SELECT 'CREATE DATABASE $DB OWNER $RW_USER'
   WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = '$DB') \gexec
 GRANT CONNECT ON DATABASE $DB TO $RO_USER;
