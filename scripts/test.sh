@@ -20,15 +20,15 @@
 # 4. Runs every suite: the Rust workspace (unit, integration, browser, database and doc tests;
 #    RUST_TEST_THREADS at least 6 by default, since the storage tests mostly wait on their
 #    servers and each has a database of its own); the Python package (crates/groundcheck-py/tests)
-#    with pytest; `groundcheck mcp` driven by the official MCP Python SDK
-#    (crates/groundcheck-mcp/tests-python); the Java library (bindings/java over
-#    crates/groundcheck-jni, the release jar) with JUnit 5 (scripts/test-java.sh); and the
-#    release wheel's own checks (test_wheel.py). The release jar, the Java suite on it, then
-#    the release wheel (scripts/build-jar.sh, scripts/build-wheel.sh) run in the background from
-#    the start of the suites, which leave the CPU idle for long spells (the database and browser
-#    tests wait); only the wheel's checks wait for them. The jar and the wheel share one linker
-#    and one feature set (scripts/zig.sh), so the wheel compiles only the extension's crate and
-#    what only it needs (PyO3, Arrow): the rest is the jar's.
+#    with pytest; the Java library (bindings/java over crates/groundcheck-jni, the release jar)
+#    with JUnit 5 (scripts/test-java.sh); `groundcheck mcp` driven by the official MCP Python
+#    SDK (crates/groundcheck-mcp/tests-python); and the release wheel's own checks
+#    (test_wheel.py). The release jar, then the release wheel
+#    (scripts/build-jar.sh, scripts/build-wheel.sh) build in the background from the start of
+#    the suites, which leave the CPU idle for long spells (the database and browser tests wait):
+#    the Java suite waits for the jar, the wheel's checks for the wheel, nothing else for either.
+#    The two share one linker and one feature set (scripts/zig.sh), so the wheel compiles only
+#    the extension's crate and what only it needs (PyO3, Arrow): the rest is the jar's.
 # 5. Stops the servers it started, and only those, however the suites ended, and prints how
 #    long each step took.
 #
@@ -199,8 +199,7 @@ prepare
 background=""
 stop_started() {
   local status=$? engine
-  # The background steps still running when a suite failed: stopped, they would only hold the
-  # CPU (and the servers).
+  # A release build still running when a suite failed: stopped, it would only hold the CPU.
   if [[ -n $background ]] && kill -0 "$background" 2>/dev/null; then kill -- -"$background" 2>/dev/null || true; fi
   if [[ -n "${already+set}" ]]; then
     for engine in mariadb postgres; do
@@ -223,35 +222,31 @@ fi
 
 debug_build
 
-# In the background, one after the other: the release jar, the Java suite on it, the release
-# wheel. They run beside the suites that need none of them (the Rust suite, then the Python suite
-# but for the wheel's own tests, then the MCP suite), which leave the CPU idle for long spells
-# (the database and browser tests wait), and only the wheel's tests wait for them. The Java
-# suite (JUnit 5 on the console launcher, scripts/test-java.sh; a skipped test fails it) uses
-# the debug binary and the servers started above, and tables of its own there. The wheel
-# reuses the crates the jar compiled (scripts/zig.sh). Their output goes to a log, printed once
-# all three are done.
-background_log="$target/background.log"
-background_steps() {
-  rm -rf target/wheels
+# The release jar, then the release wheel, in the background: they build while the suites that
+# need neither run (the Rust suite, then the Python suite but for the wheel's own tests), then
+# beside the Java suite, which waits for the jar, and the MCP suite; the wheel's tests wait for
+# the wheel. The MCP suite comes last because it keeps both cores busy to its end (two pytest
+# workers), while the wheel's build ends on one crate and the Java suite runs mostly on one core:
+# last, either would leave a core idle. The wheel reuses the crates the jar compiled
+# (scripts/zig.sh). Their output goes to a log printed once both are built.
+release_log="$target/release-builds.log"
+jar_built="$target/release-builds.jar-built"
+release_builds() {
+  rm -rf target/wheels "$jar_built"
   local start=$SECONDS
   bash scripts/build-jar.sh --out target/java-release
   echo "test.sh: [$((SECONDS - start)) s] release jar (in the background)"
-  start=$SECONDS
-  echo "test.sh: Java: bindings/java, scripts/test-java.sh"
-  GROUNDCHECK_BIN="$PWD/$target/debug/groundcheck" \
-    GROUNDCHECK_JAR="$PWD/target/java-release/groundcheck-$version.jar" bash scripts/test-java.sh
-  echo "test.sh: [$((SECONDS - start)) s] Java suite (JUnit 5, in the background)"
+  touch "$jar_built"
   start=$SECONDS
   bash scripts/build-wheel.sh --out target/wheels
   echo "test.sh: [$((SECONDS - start)) s] release wheel (in the background)"
 }
-log "release jar, Java suite, release wheel: in the background ($background_log)"
-export -f background_steps
-export target version
+log "release jar and wheel: building in the background ($release_log)"
+export -f release_builds
+export jar_built
 # Without CI's lint wrapper (.ci/run): the debug build has linted the same code.
-setsid env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS bash -c 'set -euo pipefail; background_steps' \
-  >"$background_log" 2>&1 &
+setsid env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS bash -c 'set -euo pipefail; release_builds' \
+  >"$release_log" 2>&1 &
 background=$!
 
 # ------------------------------------------------------------------ the suites
@@ -287,21 +282,33 @@ log "Python: crates/groundcheck-py/tests, pytest (the wheel's tests once it is b
 timed "Python suite (pytest)" env GROUNDCHECK_BIN="$PWD/$target/debug/groundcheck" \
   "$venv/bin/python" -m pytest "${pytest_args[@]}" --ignore="$wheel_tests" crates/groundcheck-py/tests
 
+# wait_release [jar]: until the jar is built (or both are), failing if the builds failed.
+wait_release() {
+  local status=0
+  if [[ ${1:-} == jar ]]; then
+    while [[ ! -e $jar_built ]] && kill -0 "$background" 2>/dev/null; do sleep 1; done
+    [[ -e $jar_built ]] && return 0
+  fi
+  wait "$background" || status=$?
+  background=""
+  sed 's/^/  /' "$release_log" >&2
+  ((status == 0)) || { log "the release builds failed (exit $status)"; return "$status"; }
+}
+timed "waiting for the release jar" wait_release jar
+
+# The Java library: the release jar built above, JUnit 5 run on the console launcher; a skipped
+# test fails it, and its JDBC tests need the servers started above.
+log "Java: bindings/java, scripts/test-java.sh"
+timed "Java suite (JUnit 5)" env GROUNDCHECK_BIN="$PWD/$target/debug/groundcheck" \
+  GROUNDCHECK_JAR="$PWD/target/java-release/groundcheck-$version.jar" bash scripts/test-java.sh
+
 # The MCP server: the official MCP Python SDK (`mcp`) drives the binary over stdio. Nothing in
 # it is skipped: a missing package or binary fails the suite.
 log "MCP: crates/groundcheck-mcp/tests-python, pytest"
 timed "MCP suite (pytest)" env GROUNDCHECK_BIN="$PWD/$target/debug/groundcheck" \
   "$venv/bin/python" -m pytest "${pytest_args[@]}" crates/groundcheck-mcp/tests-python
 
-# Until the background steps are done, failing if one of them failed.
-wait_background() {
-  local status=0
-  wait "$background" || status=$?
-  background=""
-  sed 's/^/  /' "$background_log" >&2
-  ((status == 0)) || { log "a background step failed (exit $status): see above"; return "$status"; }
-}
-timed "waiting for the release jar, the Java suite and the release wheel" wait_background
+timed "waiting for the release wheel" wait_release
 wheel="$(ls target/wheels/groundcheck-*-manylinux2014_*.whl)"
 log "Python: $wheel_tests (the wheel: $wheel)"
 timed "Python: the wheel's tests (pytest)" env GROUNDCHECK_WHEEL="$PWD/$wheel" \
