@@ -23,10 +23,10 @@
 #    with pytest; the Java library (bindings/java over crates/groundcheck-jni, the release jar)
 #    with JUnit 5 (scripts/test-java.sh); `groundcheck mcp` driven by the official MCP Python
 #    SDK (crates/groundcheck-mcp/tests-python); and the release wheel's own checks
-#    (test_wheel.py). The release jar, then the release wheel
-#    (scripts/build-jar.sh, scripts/build-wheel.sh) build in the background from the start of
-#    the suites, which leave the CPU idle for long spells (the database and browser tests wait):
-#    the Java suite waits for the jar, the wheel's checks for the wheel, nothing else for either.
+#    (test_wheel.py). The release jar, then the release wheel (scripts/build-jar.sh,
+#    scripts/build-wheel.sh) build in the background from the start of the suites, which leave
+#    the CPU idle for long spells (the database and browser tests wait): the Java suite waits
+#    for the jar, the wheel's checks for the wheel, nothing else for either.
 #    The two share one linker and one feature set (scripts/zig.sh), so the wheel compiles only
 #    the extension's crate and what only it needs (PyO3, Arrow): the rest is the jar's.
 # 5. Stops the servers it started, and only those, however the suites ended, and prints how
