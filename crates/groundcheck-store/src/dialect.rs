@@ -28,7 +28,7 @@ pub(crate) struct Dialect {
     /// How each column of `tool_invocation` is inserted, [`REQUIRED_COLUMNS`] then
     /// [`OPTIONAL_COLUMNS`]: its value expression, `{}` standing for its parameter
     /// ([`Dialect::insert_invocations`]).
-    pub(crate) invocation_values: [&'static str; 19],
+    pub(crate) invocation_values: [&'static str; INSERTED],
     pub(crate) upsert_verdict: &'static str,
     pub(crate) select_verdicts_run: &'static str,
     pub(crate) select_verdicts_session: &'static str,
@@ -85,6 +85,44 @@ pub(crate) struct Dialect {
 /// Where a statement that does not end with its list of keys has it (PostgreSQL's,
 /// `postgres_keyed!`): [`Dialect::keyed`] puts the placeholders there, without parentheses.
 const KEYS: &str = "{keys}";
+
+/// The values of an insert into `tool_invocation`: [`REQUIRED_COLUMNS`], then
+/// [`OPTIONAL_COLUMNS`].
+const INSERTED: usize = REQUIRED_COLUMNS.len() + OPTIONAL_COLUMNS.len();
+
+/// `values` with `expression` for the column `name` of [`REQUIRED_COLUMNS`], found when the
+/// crate compiles (a name not there fails the build): a dialect names the columns whose value
+/// it casts, so their positions follow the list.
+const fn with_value(
+    mut values: [&'static str; INSERTED],
+    name: &str,
+    expression: &'static str,
+) -> [&'static str; INSERTED] {
+    let mut i = 0;
+    while i < REQUIRED_COLUMNS.len() {
+        if same(REQUIRED_COLUMNS[i].as_bytes(), name.as_bytes()) {
+            values[i] = expression;
+            return values;
+        }
+        i += 1;
+    }
+    panic!("not one of REQUIRED_COLUMNS")
+}
+
+/// `a == b`, which a `const fn` cannot write yet for strings.
+const fn same(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
 
 /// How the row selects join the raw outputs, left out when `tool_invocation_output` is missing
 /// ([`Dialect::output_join`]).
@@ -267,10 +305,7 @@ pub(crate) static SQLITE: Dialect = Dialect {
     // never converts and `CAST(… AS TEXT)` reads back exactly; every other JSON text stays TEXT.
     invocation_values: {
         const JSON: &str = "CASE WHEN {} GLOB '[0-9-]*' THEN CAST({} AS BLOB) ELSE {} END";
-        let mut values = ["{}"; 19];
-        values[5] = JSON;
-        values[12] = JSON;
-        values
+        with_value(with_value(["{}"; INSERTED], "input_params", JSON), "retrieval_details", JSON)
     },
     upsert_verdict: "INSERT INTO evidence_verification (invocation_id, policy, run_id, status, reason, \
         claimed_status, claim_agrees, source, refs, warnings, engine_version, verified_at) \
@@ -341,7 +376,7 @@ pub(crate) static MYSQL: Dialect = Dialect {
     select_run: mysql_select!("t.run_id = ? AND (? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?) ORDER BY t.id"),
     select_session: mysql_select!("t.run_id IS NULL AND t.session_id = ? AND (? IS NULL OR t.created_at >= ?) AND (? IS NULL OR t.created_at < ?) ORDER BY t.id"),
     select_ids: mysql_select!("t.id IN "),
-    invocation_values: ["{}"; 19],
+    invocation_values: ["{}"; INSERTED],
     upsert_verdict: "INSERT INTO evidence_verification (invocation_id, policy, run_id, status, reason, \
         claimed_status, claim_agrees, source, refs, warnings, engine_version, verified_at) \
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
@@ -401,11 +436,9 @@ pub(crate) static POSTGRES: Dialect = Dialect {
     select_session: postgres_select!(bytes, "tool_invocation t", postgres_where!(session)),
     select_ids: postgres_select!(bytes, "tool_invocation t", postgres_where!(ids)),
     invocation_values: {
-        let mut values = ["{}"; 19];
-        values[5] = "CAST({} AS JSON)";
-        values[12] = "CAST({} AS JSON)";
-        values[16] = "CAST({} AS TIMESTAMP)";
-        values
+        let json = with_value(["{}"; INSERTED], "input_params", "CAST({} AS JSON)");
+        let json = with_value(json, "retrieval_details", "CAST({} AS JSON)");
+        with_value(json, "created_at", "CAST({} AS TIMESTAMP)")
     },
     upsert_verdict: "INSERT INTO evidence_verification (invocation_id, policy, run_id, status, reason, \
         claimed_status, claim_agrees, source, refs, warnings, engine_version, verified_at) \
