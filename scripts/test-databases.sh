@@ -27,7 +27,7 @@ set -euo pipefail
 # files), on tmpfs little. The data is throwaway either way.
 default_state() {
   local free_kib
-  if [[ -d /dev/shm && -w /dev/shm && "$(stat -f -c %T /dev/shm 2>/dev/null)" == tmpfs ]]; then
+  if [[ -w /dev/shm && "$(stat -f -c %T /dev/shm 2>/dev/null)" == tmpfs ]]; then
     free_kib="$(df -Pk /dev/shm 2>/dev/null | awk 'NR == 2 { print $4 }')"
     if [[ ${free_kib:-0} -ge $((2 * 1024 * 1024)) ]]; then
       echo /dev/shm/groundcheck-test-db
